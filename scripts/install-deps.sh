@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what `make` and `make test` need on a fresh Debian bookworm machine.
+# Idempotent: a machine that has everything does no network work.
+set -euo pipefail
+
+CBINDGEN_VERSION=0.29.4
+PKGS=(
+  build-essential pkg-config python3
+  libibverbs-dev ibverbs-utils perftest rdmacm-utils librdmacm-dev  # the reference and the oracle programs
+  dwarves python3-pyelftools                                        # layout comparison
+  qemu-system-x86 busybox-static iproute2 rdma-core kmod cpio       # the Soft-RoCE VM harness
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! cbindgen --version 2>/dev/null | grep -q " $CBINDGEN_VERSION\$"; then
+  echo "install-deps: cargo install cbindgen $CBINDGEN_VERSION"
+  cargo install --quiet --locked cbindgen --version "$CBINDGEN_VERSION"
+fi

@@ -1,0 +1,235 @@
+//! The C entry layer: every exported verb runs through [`entry!`], which keeps
+//! panics from crossing into C, reports errors the libibverbs way and traces calls.
+#![allow(unsafe_code)]
+
+use std::any::Any;
+use std::ffi::c_int;
+use std::fmt::{self, Debug};
+use std::io::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An errno value, the error currency of libibverbs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Errno(pub c_int);
+
+impl Errno {
+    pub const EPERM: Errno = Errno(libc::EPERM);
+    pub const ENOENT: Errno = Errno(libc::ENOENT);
+    pub const EIO: Errno = Errno(libc::EIO);
+    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub const EFAULT: Errno = Errno(libc::EFAULT);
+    pub const EBUSY: Errno = Errno(libc::EBUSY);
+    pub const ENODEV: Errno = Errno(libc::ENODEV);
+    pub const EINVAL: Errno = Errno(libc::EINVAL);
+    pub const ENOSYS: Errno = Errno(libc::ENOSYS);
+    pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
+    pub const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
+
+    /// The calling thread's current errno.
+    pub fn last() -> Errno {
+        Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+    }
+}
+
+impl Debug for Errno {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.0, std::io::Error::from_raw_os_error(self.0))
+    }
+}
+
+impl From<std::io::Error> for Errno {
+    fn from(e: std::io::Error) -> Self {
+        Errno(e.raw_os_error().unwrap_or(libc::EIO))
+    }
+}
+
+pub type Result<T, E = Errno> = std::result::Result<T, E>;
+
+/// The errno a verb reports when it hit a bug of ours (a caught panic).
+pub const PANIC_ERRNO: Errno = Errno::EIO;
+
+pub fn set_errno(e: Errno) {
+    // SAFETY: __errno_location returns this thread's errno slot, always valid.
+    unsafe { *libc::__errno_location() = e.0 };
+}
+
+fn errno_now() -> c_int {
+    // SAFETY: as in set_errno.
+    unsafe { *libc::__errno_location() }
+}
+
+// ---- return conventions -------------------------------------------------------
+
+/// int verbs that return 0 or a positive errno (and leave it in errno too).
+pub fn ret_errno(r: Result<()>) -> c_int {
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            set_errno(e);
+            e.0
+        }
+    }
+}
+
+/// int verbs that return a value >= 0, or -1 with errno set.
+pub fn ret_minus_one(r: Result<c_int>) -> c_int {
+    r.unwrap_or_else(|e| {
+        set_errno(e);
+        -1
+    })
+}
+
+/// Pointer-returning verbs: the object, or NULL with errno set.
+pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
+    r.unwrap_or_else(|e| {
+        set_errno(e);
+        std::ptr::null_mut()
+    })
+}
+
+/// Verbs that cannot fail (string helpers, void functions).
+pub fn ret_value<T>(v: T) -> T {
+    v
+}
+
+// ---- tracing --------------------------------------------------------------------
+
+/// 0: off, 1: verb calls, 2: verb calls and kernel commands. Set once at load.
+static TRACE: AtomicU8 = AtomicU8::new(0);
+
+pub fn trace_level() -> u8 {
+    TRACE.load(Ordering::Relaxed)
+}
+
+extern "C" fn init_trace() {
+    let level = std::env::var("IBV_TRACE").ok().and_then(|v| v.trim().parse::<u8>().ok());
+    TRACE.store(level.unwrap_or(0), Ordering::Relaxed);
+}
+
+// Runs when the library is loaded, so the hot path needs no once-check.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static INIT_TRACE: extern "C" fn() = init_trace;
+
+/// Writes one trace line to IBV_TRACE_FILE (appending) or stderr.
+pub fn trace_line(args: fmt::Arguments<'_>) {
+    let line = format!("ibverbs[{}]: {}\n", std::process::id(), args);
+    let file = std::env::var_os("IBV_TRACE_FILE")
+        .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
+    let _ = match file {
+        Some(mut f) => f.write_all(line.as_bytes()),
+        None => std::io::stderr().write_all(line.as_bytes()),
+    };
+}
+
+/// Formats `name(a=.., b=..)` for a trace line.
+pub struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
+
+impl fmt::Display for Call<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.0)?;
+        for (i, (n, v)) in self.1.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{n}={v:?}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+fn panic_text(p: &(dyn Any + Send)) -> &str {
+    p.downcast_ref::<&str>()
+        .copied()
+        .or_else(|| p.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("?")
+}
+
+/// Runs a verb body behind the panic boundary, tracing when asked to.
+pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(p) => {
+            trace_line(format_args!("{name}: internal error: {}", panic_text(&*p)));
+            on_panic()
+        }
+    }
+}
+
+/// Traces a finished call: arguments, result and errno.
+pub fn trace_result(call: Call<'_>, ret: &dyn Debug) {
+    trace_line(format_args!("{call} = {ret:?} (errno {})", errno_now()));
+}
+
+/// Defines the body of an exported verb.
+///
+/// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
+/// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
+/// `ptr` (body: `Result<*mut T>`) or `value(FALLBACK)` (body: the value itself;
+/// FALLBACK is returned if the body panics).
+macro_rules! entry {
+    (errno, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
+    };
+    (minus_one, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
+    };
+    (ptr, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
+    };
+    (value($fallback:expr), $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_value, $fallback, $name($($arg),*) $body)
+    };
+    (@run $conv:ident, $panic:expr, $name:ident($($arg:ident),*) $body:block) => {{
+        #[allow(unused_unsafe, clippy::redundant_closure_call)]
+        let ret = $crate::entry::run(
+            stringify!($name),
+            || $crate::entry::$conv((|| $body)()),
+            || $crate::entry::$conv($panic),
+        );
+        if $crate::entry::trace_level() > 0 {
+            $crate::entry::trace_result(
+                $crate::entry::Call(
+                    stringify!($name),
+                    &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
+                ),
+                &ret,
+            );
+        }
+        ret
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::c_void;
+
+    fn fails(x: c_int) -> c_int {
+        entry!(errno, fails(x) {
+            if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
+        })
+    }
+
+    fn panics(p: *mut c_void) -> *mut c_void {
+        entry!(ptr, panics(p) {
+            if p.is_null() { panic!("boom") }
+            Ok(p)
+        })
+    }
+
+    #[test]
+    fn errno_convention() {
+        assert_eq!(fails(1), 0);
+        assert_eq!(fails(-1), libc::EINVAL);
+        assert_eq!(errno_now(), libc::EINVAL);
+    }
+
+    #[test]
+    fn panic_becomes_null_and_errno() {
+        let r = panics(std::ptr::null_mut());
+        assert!(r.is_null());
+        assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
+}

@@ -1,0 +1,1 @@
+//! The exported C functions, one file per object they act on.
