@@ -94,7 +94,10 @@ fn main() {
     fs::write(out.join("symver.rs"), asm).unwrap();
 
     if !exports.is_empty() {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+        println!(
+            "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+            map.display()
+        );
     }
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libibverbs.so.1");
 }

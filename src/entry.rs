@@ -28,13 +28,22 @@ impl Errno {
 
     /// The calling thread's current errno.
     pub fn last() -> Errno {
-        Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+        Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO),
+        )
     }
 }
 
 impl Debug for Errno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.0, std::io::Error::from_raw_os_error(self.0))
+        write!(
+            f,
+            "{} ({})",
+            self.0,
+            std::io::Error::from_raw_os_error(self.0)
+        )
     }
 }
 
@@ -103,7 +112,9 @@ pub fn trace_level() -> u8 {
 }
 
 extern "C" fn init_trace() {
-    let level = std::env::var("IBV_TRACE").ok().and_then(|v| v.trim().parse::<u8>().ok());
+    let level = std::env::var("IBV_TRACE")
+        .ok()
+        .and_then(|v| v.trim().parse::<u8>().ok());
     TRACE.store(level.unwrap_or(0), Ordering::Relaxed);
 }
 
@@ -115,8 +126,13 @@ static INIT_TRACE: extern "C" fn() = init_trace;
 /// Writes one trace line to IBV_TRACE_FILE (appending) or stderr.
 pub fn trace_line(args: fmt::Arguments<'_>) {
     let line = format!("ibverbs[{}]: {}\n", std::process::id(), args);
-    let file = std::env::var_os("IBV_TRACE_FILE")
-        .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
+    let file = std::env::var_os("IBV_TRACE_FILE").and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
     let _ = match file {
         Some(mut f) => f.write_all(line.as_bytes()),
         None => std::io::stderr().write_all(line.as_bytes()),

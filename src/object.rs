@@ -1,0 +1,133 @@
+//! Ownership of the objects whose addresses C holds.
+//!
+//! Every object we hand to C (device, context, PD, CQ, QP, ...) is an `Arc` kept
+//! in one registry keyed by the address of its C struct. A pointer coming back
+//! from C is only dereferenced after it is found there with the right type, so a
+//! stale, foreign or garbage pointer gives EINVAL instead of undefined behaviour,
+//! and an object stays alive while a verb is using it even if another thread
+//! destroys it meanwhile.
+
+use crate::entry::{Errno, Result};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+/// A Rust object that owns a C struct at a stable address.
+pub trait CObject: Any + Send + Sync {
+    /// The C struct C code sees.
+    type C;
+    /// The address C holds: inside `self`, stable as long as the Arc lives.
+    fn c_ptr(&self) -> *mut Self::C;
+}
+
+type Entry = Arc<dyn Any + Send + Sync>;
+
+static REGISTRY: RwLock<Option<HashMap<usize, Entry>>> = RwLock::new(None);
+
+fn with_map<R>(f: impl FnOnce(&mut HashMap<usize, Entry>) -> R) -> R {
+    let mut g = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(HashMap::new))
+}
+
+/// Hands `obj` to C: from now on its C pointer is valid for [`lookup`].
+pub fn publish<T: CObject>(obj: Arc<T>) -> *mut T::C {
+    let p = obj.c_ptr();
+    with_map(|m| m.insert(p as usize, obj as Entry));
+    p
+}
+
+/// The object behind a C pointer, if it is a live object of type `T`.
+pub fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let g = REGISTRY.read().unwrap_or_else(|p| p.into_inner());
+    let entry = g.as_ref().and_then(|m| m.get(&(p as usize))).cloned();
+    drop(g);
+    entry
+        .and_then(|e| e.downcast::<T>().ok())
+        .ok_or(Errno::EINVAL)
+}
+
+/// Takes the object back from C (the destroy verbs): the pointer is invalid for
+/// C from now on; the memory goes when the last Arc does.
+pub fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
+    let obj = lookup::<T>(p)?;
+    with_map(|m| m.remove(&(p as usize)));
+    Ok(obj)
+}
+
+/// Like [`retire`], but only when `can_go` agrees, checked under the registry
+/// lock so two destroys of one object cannot both succeed.
+pub fn retire_if<T: CObject>(
+    p: *const T::C,
+    can_go: impl FnOnce(&T) -> Result<()>,
+) -> Result<Arc<T>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    with_map(|m| {
+        let obj = m
+            .get(&(p as usize))
+            .cloned()
+            .and_then(|e| e.downcast::<T>().ok())
+            .ok_or(Errno::EINVAL)?;
+        can_go(&obj)?;
+        m.remove(&(p as usize));
+        Ok(obj)
+    })
+}
+
+/// How many objects C holds now (for leak tests).
+pub fn live_count() -> usize {
+    REGISTRY
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map_or(0, HashMap::len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::UnsafeCell;
+
+    #[repr(C)]
+    struct Fake {
+        c: UnsafeCell<u64>,
+    }
+    // SAFETY: test type; the cell is only touched through the registry's Arc.
+    #[allow(unsafe_code)]
+    unsafe impl Sync for Fake {}
+    impl CObject for Fake {
+        type C = u64;
+        fn c_ptr(&self) -> *mut u64 {
+            self.c.get()
+        }
+    }
+
+    struct Other(UnsafeCell<u64>);
+    #[allow(unsafe_code)]
+    unsafe impl Sync for Other {}
+    impl CObject for Other {
+        type C = u64;
+        fn c_ptr(&self) -> *mut u64 {
+            self.0.get()
+        }
+    }
+
+    #[test]
+    fn publish_lookup_retire() {
+        let p = publish(Arc::new(Fake {
+            c: UnsafeCell::new(7),
+        }));
+        assert!(lookup::<Fake>(p).is_ok());
+        assert_eq!(lookup::<Other>(p).err(), Some(Errno::EINVAL));
+        assert_eq!(lookup::<Fake>(std::ptr::null()).err(), Some(Errno::EINVAL));
+        let busy = retire_if::<Fake>(p, |_| Err(Errno::EBUSY));
+        assert_eq!(busy.err(), Some(Errno::EBUSY));
+        assert!(retire::<Fake>(p).is_ok());
+        assert_eq!(retire::<Fake>(p).err(), Some(Errno::EINVAL));
+        assert_eq!(lookup::<Fake>(p).err(), Some(Errno::EINVAL));
+    }
+}
