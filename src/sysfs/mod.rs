@@ -1,0 +1,1 @@
+//! Device discovery in sysfs.
