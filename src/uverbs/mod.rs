@@ -143,3 +143,6 @@ impl<T> std::fmt::Display for Outcome<'_, T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
