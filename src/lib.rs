@@ -10,6 +10,8 @@
 #[allow(unused_macros)]
 pub mod entry;
 pub mod abi;
+pub mod sysfs;
+pub mod uverbs;
 pub mod verbs;
 
 mod enum_str;

@@ -1,0 +1,148 @@
+//! The kernel uverbs ABI as typed, safe commands.
+//!
+//! [`Uverbs`] is an open `/dev/infiniband/uverbsN`. Each write() command is a type
+//! implementing [`WriteCmd`] or [`WriteExCmd`]; ioctl methods are built with
+//! [`IoctlCmd`]. The per-object modules hold the kernel structs and the typed
+//! calls the provider and verbs layers use. Only `pod` and `sys` contain `unsafe`.
+
+#[macro_use]
+pub mod pod;
+pub mod fallback;
+pub mod ids;
+pub mod ioctl;
+pub mod ioctl_hdr;
+mod sys;
+#[macro_use]
+pub mod write;
+
+pub mod ah;
+pub mod cq;
+pub mod device;
+pub mod mcast;
+pub mod mr;
+pub mod mw;
+pub mod pd;
+pub mod post;
+pub mod qp;
+pub mod rxe;
+pub mod srq;
+pub mod xrcd;
+
+use std::fs::OpenOptions;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use fallback::{Fallback, Verb};
+pub use ioctl::{Attr, IoctlCmd};
+pub use pod::Pod;
+pub use write::{WriteCmd, WriteExCmd};
+
+use crate::entry::{Errno, Result, trace_level, trace_line};
+use ids::{UVERBS_ATTR_WRITE_CMD, UVERBS_METHOD_INVOKE_WRITE, UVERBS_OBJECT_DEVICE};
+
+/// An open uverbs device file and what we learned about its kernel.
+#[derive(Debug)]
+pub struct Uverbs {
+    fd: OwnedFd,
+    driver_id: u32,
+    /// Send write() commands through `UVERBS_METHOD_INVOKE_WRITE`.
+    ioctl_write: AtomicBool,
+    support: fallback::IoctlSupport,
+}
+
+impl Uverbs {
+    /// Opens `path` (e.g. `/dev/infiniband/uverbs0`) read-write, close-on-exec.
+    /// `driver_id` is the provider's `RDMA_DRIVER_*`, sent in every ioctl header.
+    pub fn open(path: &Path, driver_id: u32) -> Result<Uverbs> {
+        let f = OpenOptions::new().read(true).write(true).open(path)?;
+        Ok(Uverbs::from_fd(f.into(), driver_id))
+    }
+
+    /// Takes over an already open uverbs fd and probes the transport.
+    pub fn from_fd(fd: OwnedFd, driver_id: u32) -> Uverbs {
+        let u = Uverbs {
+            fd,
+            driver_id,
+            ioctl_write: AtomicBool::new(false),
+            support: Default::default(),
+        };
+        u.ioctl_write
+            .store(u.probe_ioctl_write(), Ordering::Relaxed);
+        u
+    }
+
+    /// Whether the kernel has `INVOKE_WRITE`: asked to run QUERY_DEVICE without a
+    /// request, a kernel that has it fails with something other than "no such method".
+    fn probe_ioctl_write(&self) -> bool {
+        let mut c = IoctlCmd::new(
+            "INVOKE_WRITE probe",
+            UVERBS_OBJECT_DEVICE,
+            UVERBS_METHOD_INVOKE_WRITE,
+        );
+        c.const_in(
+            UVERBS_ATTR_WRITE_CMD,
+            write::IB_USER_VERBS_CMD_QUERY_DEVICE as u64,
+        );
+        !matches!(
+            self.ioctl(&mut c),
+            Err(Errno(libc::ENOTTY | libc::EPROTONOSUPPORT))
+        )
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// The fd for `ibv_context::cmd_fd`.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    pub fn driver_id(&self) -> u32 {
+        self.driver_id
+    }
+
+    /// Whether write() commands go through the `INVOKE_WRITE` ioctl.
+    pub fn ioctl_write(&self) -> bool {
+        self.ioctl_write.load(Ordering::Relaxed)
+    }
+
+    /// Forces the transport of write() commands (tests, debugging).
+    pub fn set_ioctl_write(&self, on: bool) {
+        self.ioctl_write.store(on, Ordering::Relaxed);
+    }
+
+    fn trace_write<T>(&self, name: &str, cmd: u32, r: &Result<T>) {
+        if trace_level() >= 2 {
+            trace_line(format_args!(
+                "uverbs write {name} (cmd {cmd:#x}) = {}",
+                Outcome(r)
+            ));
+        }
+    }
+
+    fn trace_ioctl(&self, c: &IoctlCmd<'_>, r: &Result<()>) {
+        if trace_level() >= 2 {
+            let (name, o, m) = (c.name, c.object_id, c.method_id);
+            trace_line(format_args!(
+                "uverbs ioctl {name} (object {o} method {m}) = {}",
+                Outcome(r)
+            ));
+        }
+    }
+}
+
+struct Outcome<'a, T>(&'a Result<T>);
+
+impl<T> std::fmt::Display for Outcome<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Ok(_) => f.write_str("0"),
+            Err(e) => write!(f, "-1 errno {e:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! The system calls on a uverbs fd. Everything that hands the kernel an address
+//! lives here, next to the borrows that keep those addresses valid.
+#![allow(unsafe_code)]
+
+use std::marker::PhantomData;
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+use super::ioctl_hdr::{IoctlAttr, IoctlHdr};
+use super::pod::Pod;
+use crate::entry::{Errno, Result};
+
+/// `RDMA_VERBS_IOCTL`: `_IOWR(0x1b, 1, struct ib_uverbs_ioctl_hdr)`.
+pub const RDMA_VERBS_IOCTL: u64 =
+    (3 << 30) | ((size_of::<IoctlHdr>() as u64) << 16) | (0x1b << 8) | 1;
+
+/// Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
+pub const MAX_ATTRS: usize = 32;
+
+/// write(2) of a whole command; a short write is an error (`EIO` when errno is unset).
+pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
+    // SAFETY: `buf` is a live slice of `buf.len()` initialised bytes.
+    let n = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) };
+    if n < 0 {
+        return Err(Errno::last());
+    }
+    if n as usize != buf.len() {
+        return Err(Errno::EIO);
+    }
+    Ok(())
+}
+
+/// write(2) of a command whose response the kernel stores at the address held in
+/// `req[at..at + 8]`: that address is set here to `resp`, so it cannot dangle.
+pub fn write_cmd_resp(
+    fd: BorrowedFd<'_>,
+    req: &mut [u8],
+    at: usize,
+    resp: &mut [u8],
+) -> Result<()> {
+    let addr = resp.as_mut_ptr() as u64;
+    req[at..at + 8].copy_from_slice(&addr.to_ne_bytes());
+    // The kernel may write fewer bytes than asked; what it leaves must read as zero.
+    resp.fill(0);
+    write_cmd(fd, req)
+}
+
+/// The header and attribute array of one `RDMA_VERBS_IOCTL` call.
+///
+/// Invariant: every attribute that carries an address points into memory borrowed
+/// for `'a` (shared for inputs, exclusive for outputs) and valid for its `len`.
+pub struct AttrBuf<'a> {
+    hdr: IoctlHdr,
+    attrs: [IoctlAttr; MAX_ATTRS],
+    len: usize,
+    overflow: bool,
+    _borrows: PhantomData<&'a mut [u8]>,
+}
+
+// The kernel reads the header and the attributes as one block.
+#[repr(C)]
+struct Wire {
+    hdr: IoctlHdr,
+    attrs: [IoctlAttr; MAX_ATTRS],
+}
+
+impl<'a> AttrBuf<'a> {
+    pub fn new(object_id: u16, method_id: u16) -> Self {
+        AttrBuf {
+            hdr: IoctlHdr {
+                object_id,
+                method_id,
+                ..IoctlHdr::default()
+            },
+            attrs: [IoctlAttr::default(); MAX_ATTRS],
+            len: 0,
+            overflow: false,
+            _borrows: PhantomData,
+        }
+    }
+
+    fn push(&mut self, attr: IoctlAttr) -> usize {
+        if self.len == MAX_ATTRS || self.overflow {
+            self.overflow = true;
+            return MAX_ATTRS - 1;
+        }
+        self.attrs[self.len] = attr;
+        self.len += 1;
+        self.len - 1
+    }
+
+    /// An attribute whose value is carried in `data` itself (inline data, handles, fds).
+    pub fn push_value(
+        &mut self,
+        attr_id: u16,
+        len: u16,
+        flags: u16,
+        elem_id: u8,
+        data: u64,
+    ) -> usize {
+        self.push(IoctlAttr {
+            attr_id,
+            len,
+            flags,
+            elem_id,
+            reserved: 0,
+            data,
+        })
+    }
+
+    /// A `PTR_IN` attribute that the kernel reads through a pointer.
+    pub fn push_ptr_in(&mut self, attr_id: u16, flags: u16, elem_id: u8, data: &'a [u8]) -> usize {
+        let Ok(len) = u16::try_from(data.len()) else {
+            self.overflow = true;
+            return 0;
+        };
+        self.push_value(attr_id, len, flags, elem_id, data.as_ptr() as u64)
+    }
+
+    /// A `PTR_OUT` attribute that the kernel writes through a pointer.
+    pub fn push_ptr_out(&mut self, attr_id: u16, flags: u16, data: &'a mut [u8]) -> usize {
+        let Ok(len) = u16::try_from(data.len()) else {
+            self.overflow = true;
+            return 0;
+        };
+        self.push_value(attr_id, len, flags, 0, data.as_mut_ptr() as u64)
+    }
+
+    pub fn attrs(&self) -> &[IoctlAttr] {
+        &self.attrs[..self.len]
+    }
+
+    /// Changes flags only: the address and length that the invariant is about stay.
+    pub fn set_flags(&mut self, idx: usize, flags: u16) {
+        if idx < self.len {
+            self.attrs[idx].flags = flags;
+        }
+    }
+
+    /// Fills in the header fields and returns the bytes the kernel will read.
+    pub fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
+        self.finish(driver_id)?;
+        let mut v = self.hdr.as_bytes().to_vec();
+        for a in self.attrs() {
+            v.extend_from_slice(a.as_bytes());
+        }
+        Ok(v)
+    }
+
+    fn finish(&mut self, driver_id: u32) -> Result<()> {
+        if self.overflow {
+            return Err(Errno::EINVAL);
+        }
+        self.hdr.num_attrs = self.len as u16;
+        self.hdr.length = (size_of::<IoctlHdr>() + self.len * size_of::<IoctlAttr>()) as u16;
+        self.hdr.driver_id = driver_id;
+        self.hdr.reserved1 = 0;
+        self.hdr.reserved2 = 0;
+        Ok(())
+    }
+
+    /// Issues `RDMA_VERBS_IOCTL`; the kernel's output (handles, fds, flags) is
+    /// copied back into the attributes.
+    pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
+        self.finish(driver_id)?;
+        let mut wire = Wire {
+            hdr: self.hdr,
+            attrs: self.attrs,
+        };
+        // SAFETY: `wire` is a valid header followed by `num_attrs` attributes; each
+        // address in them is valid for its length and borrowed for `'a`, which
+        // outlives this call (the struct invariant), so the kernel's reads and
+        // writes through them hit live memory that nothing else is using.
+        let r = unsafe {
+            libc::ioctl(
+                fd.as_raw_fd(),
+                RDMA_VERBS_IOCTL as _,
+                &mut wire as *mut Wire,
+            )
+        };
+        if r != 0 {
+            return Err(Errno::last());
+        }
+        self.attrs = wire.attrs;
+        Ok(())
+    }
+}
+
+/// Takes ownership of an fd the kernel just created for us (e.g. in a response).
+pub fn own_new_fd(fd: i32) -> Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    if fd < 0 {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the kernel opened this fd for this call and nothing else owns it.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
