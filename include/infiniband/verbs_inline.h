@@ -31,7 +31,11 @@
 #include <sys/types.h>
 
 #ifdef __cplusplus
+/* extern "C++" keeps <limits> valid even if this file ends up included
+ * inside the generated header's extern "C" block. */
+extern "C++" {
 #include <limits>
+}
 extern "C" {
 #endif
 
