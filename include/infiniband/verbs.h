@@ -1627,6 +1627,9 @@ struct verbs_context {
 
 #endif  /* INFINIBAND_VERBS_H */
 
+#ifndef INFINIBAND_VERBS_H_TAIL
+#define INFINIBAND_VERBS_H_TAIL
+
 struct ibv_wc {
   uint64_t wr_id;
   enum ibv_wc_status status;
@@ -1716,3 +1719,5 @@ struct ibv_flow_spec {
 };
 
 #include <infiniband/verbs_inline.h>
+
+#endif /* INFINIBAND_VERBS_H_TAIL */
