@@ -71,7 +71,7 @@ pub enum ibv_rate_enum {
     IBV_RATE_112_GBPS = 13,
     IBV_RATE_168_GBPS = 14,
     IBV_RATE_25_GBPS = 15,
-    IBV_RATE_100_GBPS = 0x10,
+    IBV_RATE_100_GBPS = 16,
     IBV_RATE_200_GBPS = 17,
     IBV_RATE_300_GBPS = 18,
     IBV_RATE_28_GBPS = 19,

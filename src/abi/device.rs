@@ -220,10 +220,10 @@ c_enum!(ibv_transport_type: i32 = ibv_transport_type_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_device_cap_flags_enum {
-    IBV_DEVICE_RESIZE_MAX_WR = 1,
-    IBV_DEVICE_BAD_PKEY_CNTR = 2,
-    IBV_DEVICE_BAD_QKEY_CNTR = 4,
-    IBV_DEVICE_RAW_MULTI = 8,
+    IBV_DEVICE_RESIZE_MAX_WR = 0x1,
+    IBV_DEVICE_BAD_PKEY_CNTR = 0x2,
+    IBV_DEVICE_BAD_QKEY_CNTR = 0x4,
+    IBV_DEVICE_RAW_MULTI = 0x8,
     IBV_DEVICE_AUTO_PATH_MIG = 0x10,
     IBV_DEVICE_CHANGE_PHY_PORT = 0x20,
     IBV_DEVICE_UD_AV_PORT_ENFORCE = 0x40,
@@ -270,10 +270,10 @@ c_enum!(ibv_atomic_cap: u32 = ibv_atomic_cap_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_odp_transport_cap_bits_enum {
-    IBV_ODP_SUPPORT_SEND = 1,
-    IBV_ODP_SUPPORT_RECV = 2,
-    IBV_ODP_SUPPORT_WRITE = 4,
-    IBV_ODP_SUPPORT_READ = 8,
+    IBV_ODP_SUPPORT_SEND = 0x1,
+    IBV_ODP_SUPPORT_RECV = 0x2,
+    IBV_ODP_SUPPORT_WRITE = 0x4,
+    IBV_ODP_SUPPORT_READ = 0x8,
     IBV_ODP_SUPPORT_ATOMIC = 0x10,
     IBV_ODP_SUPPORT_SRQ_RECV = 0x20,
 }

@@ -327,18 +327,18 @@ c_enum!(ibv_flow_attr_type: u32 = ibv_flow_attr_type_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_flow_spec_type_enum {
-    IBV_FLOW_SPEC_ETH = 0x20,
+    IBV_FLOW_SPEC_ETH = 32,
     IBV_FLOW_SPEC_IPV4 = 48,
     IBV_FLOW_SPEC_IPV6 = 49,
     IBV_FLOW_SPEC_IPV4_EXT = 50,
     IBV_FLOW_SPEC_ESP = 52,
-    IBV_FLOW_SPEC_TCP = 0x40,
+    IBV_FLOW_SPEC_TCP = 64,
     IBV_FLOW_SPEC_UDP = 65,
     IBV_FLOW_SPEC_VXLAN_TUNNEL = 80,
     IBV_FLOW_SPEC_GRE = 81,
     IBV_FLOW_SPEC_MPLS = 96,
-    IBV_FLOW_SPEC_INNER = 0x100,
-    IBV_FLOW_SPEC_ACTION_TAG = 0x1000,
+    IBV_FLOW_SPEC_INNER = 256,
+    IBV_FLOW_SPEC_ACTION_TAG = 4096,
     IBV_FLOW_SPEC_ACTION_DROP = 4097,
     IBV_FLOW_SPEC_ACTION_HANDLE = 4098,
     IBV_FLOW_SPEC_ACTION_COUNT = 4099,

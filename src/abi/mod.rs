@@ -125,3 +125,29 @@ pub use wc::*;
 pub use wq::*;
 pub use wr::*;
 pub use xrcd::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enum_newtypes_take_any_value() {
+        // A value C might store that no enumerator has: fine for the newtype.
+        let t = ibv_qp_type(0xdead);
+        assert_eq!(t.name(), None);
+        assert_eq!(format!("{t:?}"), "ibv_qp_type(0xdead)");
+        assert_eq!(format!("{:?}", ibv_qp_type::IBV_QPT_RC), "IBV_QPT_RC");
+        assert_eq!(ibv_qp_type::IBV_QPT_RC.0, IBV_QPT_RC);
+        assert_eq!(ibv_node_type::IBV_NODE_UNKNOWN.0, -1);
+    }
+
+    #[test]
+    fn values_match_c() {
+        assert_eq!(IBV_QPT_RAW_PACKET, 8);
+        assert_eq!(IBV_ACCESS_RELAXED_ORDERING, IBV_ACCESS_OPTIONAL_FIRST);
+        assert_eq!(IBV_ACCESS_OPTIONAL_RANGE, 0x3ff0_0000);
+        assert_eq!(IBV_RX_HASH_INNER, 1 << 31);
+        assert_eq!(IBV_DEVICE_RAW_SCATTER_FCS, 1 << 34);
+        assert_eq!(IBV_WC_STANDARD_FLAGS, 127);
+    }
+}

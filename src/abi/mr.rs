@@ -18,10 +18,10 @@ layout!(ibv_mr, 48, 8; context: 0, pd: 8, addr: 16, length: 24, handle: 32, lkey
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_access_flags_enum {
-    IBV_ACCESS_LOCAL_WRITE = 1,
-    IBV_ACCESS_REMOTE_WRITE = 2,
-    IBV_ACCESS_REMOTE_READ = 4,
-    IBV_ACCESS_REMOTE_ATOMIC = 8,
+    IBV_ACCESS_LOCAL_WRITE = 0x1,
+    IBV_ACCESS_REMOTE_WRITE = 0x2,
+    IBV_ACCESS_REMOTE_READ = 0x4,
+    IBV_ACCESS_REMOTE_ATOMIC = 0x8,
     IBV_ACCESS_MW_BIND = 0x10,
     IBV_ACCESS_ZERO_BASED = 0x20,
     IBV_ACCESS_ON_DEMAND = 0x40,

@@ -66,9 +66,9 @@ c_enum!(ibv_port_state: u32 = ibv_port_state_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_port_cap_flags_enum {
-    IBV_PORT_SM = 2,
-    IBV_PORT_NOTICE_SUP = 4,
-    IBV_PORT_TRAP_SUP = 8,
+    IBV_PORT_SM = 0x2,
+    IBV_PORT_NOTICE_SUP = 0x4,
+    IBV_PORT_TRAP_SUP = 0x8,
     IBV_PORT_OPT_IPD_SUP = 0x10,
     IBV_PORT_AUTO_MIGR_SUP = 0x20,
     IBV_PORT_SL_MAP_SUP = 0x40,
@@ -104,10 +104,10 @@ c_enum!(ibv_port_cap_flags: u32 = ibv_port_cap_flags_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_port_cap_flags2_enum {
-    IBV_PORT_SET_NODE_DESC_SUP = 1,
-    IBV_PORT_INFO_EXT_SUP = 2,
-    IBV_PORT_VIRT_SUP = 4,
-    IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP = 8,
+    IBV_PORT_SET_NODE_DESC_SUP = 0x1,
+    IBV_PORT_INFO_EXT_SUP = 0x2,
+    IBV_PORT_VIRT_SUP = 0x4,
+    IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP = 0x8,
     IBV_PORT_LINK_WIDTH_2X_SUP = 0x10,
     IBV_PORT_LINK_SPEED_HDR_SUP = 0x20,
     IBV_PORT_LINK_SPEED_NDR_SUP = 0x400,

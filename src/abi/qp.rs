@@ -250,10 +250,10 @@ c_enum!(ibv_rx_hash_function_flags: u32 = ibv_rx_hash_function_flags_enum {
 #[allow(clippy::enum_clike_unportable_variant)] // C has it too
 #[repr(C)]
 pub enum ibv_rx_hash_fields_enum {
-    IBV_RX_HASH_SRC_IPV4 = 1,
-    IBV_RX_HASH_DST_IPV4 = 2,
-    IBV_RX_HASH_SRC_IPV6 = 4,
-    IBV_RX_HASH_DST_IPV6 = 8,
+    IBV_RX_HASH_SRC_IPV4 = 0x1,
+    IBV_RX_HASH_DST_IPV4 = 0x2,
+    IBV_RX_HASH_SRC_IPV6 = 0x4,
+    IBV_RX_HASH_DST_IPV6 = 0x8,
     IBV_RX_HASH_SRC_PORT_TCP = 0x10,
     IBV_RX_HASH_DST_PORT_TCP = 0x20,
     IBV_RX_HASH_SRC_PORT_UDP = 0x40,
@@ -286,10 +286,10 @@ c_enum!(ibv_qp_type: u32 = ibv_qp_type_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_qp_init_attr_mask_enum {
-    IBV_QP_INIT_ATTR_PD = 1,
-    IBV_QP_INIT_ATTR_XRCD = 2,
-    IBV_QP_INIT_ATTR_CREATE_FLAGS = 4,
-    IBV_QP_INIT_ATTR_MAX_TSO_HEADER = 8,
+    IBV_QP_INIT_ATTR_PD = 0x1,
+    IBV_QP_INIT_ATTR_XRCD = 0x2,
+    IBV_QP_INIT_ATTR_CREATE_FLAGS = 0x4,
+    IBV_QP_INIT_ATTR_MAX_TSO_HEADER = 0x8,
     IBV_QP_INIT_ATTR_IND_TABLE = 0x10,
     IBV_QP_INIT_ATTR_RX_HASH = 0x20,
     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 0x40,
@@ -303,7 +303,7 @@ c_enum!(ibv_qp_init_attr_mask: u32 = ibv_qp_init_attr_mask_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_qp_create_flags_enum {
-    IBV_QP_CREATE_BLOCK_SELF_MCAST_LB = 2,
+    IBV_QP_CREATE_BLOCK_SELF_MCAST_LB = 0x2,
     IBV_QP_CREATE_SCATTER_FCS = 0x100,
     IBV_QP_CREATE_CVLAN_STRIPPING = 0x200,
     IBV_QP_CREATE_SOURCE_QPN = 0x400,
@@ -317,10 +317,10 @@ c_enum!(ibv_qp_create_flags: u32 = ibv_qp_create_flags_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_qp_create_send_ops_flags_enum {
-    IBV_QP_EX_WITH_RDMA_WRITE = 1,
-    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM = 2,
-    IBV_QP_EX_WITH_SEND = 4,
-    IBV_QP_EX_WITH_SEND_WITH_IMM = 8,
+    IBV_QP_EX_WITH_RDMA_WRITE = 0x1,
+    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM = 0x2,
+    IBV_QP_EX_WITH_SEND = 0x4,
+    IBV_QP_EX_WITH_SEND_WITH_IMM = 0x8,
     IBV_QP_EX_WITH_RDMA_READ = 0x10,
     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP = 0x20,
     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD = 0x40,
@@ -340,10 +340,10 @@ c_enum!(ibv_qp_create_send_ops_flags: u32 = ibv_qp_create_send_ops_flags_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_qp_open_attr_mask_enum {
-    IBV_QP_OPEN_ATTR_NUM = 1,
-    IBV_QP_OPEN_ATTR_XRCD = 2,
-    IBV_QP_OPEN_ATTR_CONTEXT = 4,
-    IBV_QP_OPEN_ATTR_TYPE = 8,
+    IBV_QP_OPEN_ATTR_NUM = 0x1,
+    IBV_QP_OPEN_ATTR_XRCD = 0x2,
+    IBV_QP_OPEN_ATTR_CONTEXT = 0x4,
+    IBV_QP_OPEN_ATTR_TYPE = 0x8,
     IBV_QP_OPEN_ATTR_RESERVED = 0x10,
 }
 c_enum!(ibv_qp_open_attr_mask: u32 = ibv_qp_open_attr_mask_enum {
@@ -354,10 +354,10 @@ c_enum!(ibv_qp_open_attr_mask: u32 = ibv_qp_open_attr_mask_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_qp_attr_mask_enum {
-    IBV_QP_STATE = 1,
-    IBV_QP_CUR_STATE = 2,
-    IBV_QP_EN_SQD_ASYNC_NOTIFY = 4,
-    IBV_QP_ACCESS_FLAGS = 8,
+    IBV_QP_STATE = 0x1,
+    IBV_QP_CUR_STATE = 0x2,
+    IBV_QP_EN_SQD_ASYNC_NOTIFY = 0x4,
+    IBV_QP_ACCESS_FLAGS = 0x8,
     IBV_QP_PKEY_INDEX = 0x10,
     IBV_QP_PORT = 0x20,
     IBV_QP_QKEY = 0x40,

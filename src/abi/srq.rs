@@ -74,10 +74,10 @@ c_enum!(ibv_srq_type: u32 = ibv_srq_type_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_srq_init_attr_mask_enum {
-    IBV_SRQ_INIT_ATTR_TYPE = 1,
-    IBV_SRQ_INIT_ATTR_PD = 2,
-    IBV_SRQ_INIT_ATTR_XRCD = 4,
-    IBV_SRQ_INIT_ATTR_CQ = 8,
+    IBV_SRQ_INIT_ATTR_TYPE = 0x1,
+    IBV_SRQ_INIT_ATTR_PD = 0x2,
+    IBV_SRQ_INIT_ATTR_XRCD = 0x4,
+    IBV_SRQ_INIT_ATTR_CQ = 0x8,
     IBV_SRQ_INIT_ATTR_TM = 0x10,
     IBV_SRQ_INIT_ATTR_RESERVED = 0x20,
 }

@@ -44,7 +44,7 @@ pub enum ibv_wc_status_enum {
     IBV_WC_RNR_RETRY_EXC_ERR = 13,
     IBV_WC_LOC_RDD_VIOL_ERR = 14,
     IBV_WC_REM_INV_RD_REQ_ERR = 15,
-    IBV_WC_REM_ABORT_ERR = 0x10,
+    IBV_WC_REM_ABORT_ERR = 16,
     IBV_WC_INV_EECN_ERR = 17,
     IBV_WC_INV_EEC_STATE_ERR = 18,
     IBV_WC_FATAL_ERR = 19,
@@ -75,7 +75,7 @@ pub enum ibv_wc_opcode_enum {
     IBV_WC_LOCAL_INV = 6,
     IBV_WC_TSO = 7,
     IBV_WC_ATOMIC_WRITE = 9,
-    IBV_WC_RECV = 0x80,
+    IBV_WC_RECV = 128,
     IBV_WC_RECV_RDMA_WITH_IMM = 129,
     IBV_WC_TM_ADD = 130,
     IBV_WC_TM_DEL = 131,
@@ -96,10 +96,10 @@ c_enum!(ibv_wc_opcode: u32 = ibv_wc_opcode_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_create_cq_wc_flags_enum {
-    IBV_WC_EX_WITH_BYTE_LEN = 1,
-    IBV_WC_EX_WITH_IMM = 2,
-    IBV_WC_EX_WITH_QP_NUM = 4,
-    IBV_WC_EX_WITH_SRC_QP = 8,
+    IBV_WC_EX_WITH_BYTE_LEN = 0x1,
+    IBV_WC_EX_WITH_IMM = 0x2,
+    IBV_WC_EX_WITH_QP_NUM = 0x4,
+    IBV_WC_EX_WITH_SRC_QP = 0x8,
     IBV_WC_EX_WITH_SLID = 0x10,
     IBV_WC_EX_WITH_SL = 0x20,
     IBV_WC_EX_WITH_DLID_PATH_BITS = 0x40,
@@ -119,10 +119,10 @@ c_enum!(ibv_create_cq_wc_flags: u32 = ibv_create_cq_wc_flags_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_wc_flags_enum {
-    IBV_WC_GRH = 1,
-    IBV_WC_WITH_IMM = 2,
-    IBV_WC_IP_CSUM_OK = 4,
-    IBV_WC_WITH_INV = 8,
+    IBV_WC_GRH = 0x1,
+    IBV_WC_WITH_IMM = 0x2,
+    IBV_WC_IP_CSUM_OK = 0x4,
+    IBV_WC_WITH_INV = 0x8,
     IBV_WC_TM_SYNC_REQ = 0x10,
     IBV_WC_TM_MATCH = 0x20,
     IBV_WC_TM_DATA_VALID = 0x40,

@@ -99,10 +99,10 @@ c_enum!(ibv_wq_init_attr_mask: u32 = ibv_wq_init_attr_mask_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_wq_flags_enum {
-    IBV_WQ_FLAGS_CVLAN_STRIPPING = 1,
-    IBV_WQ_FLAGS_SCATTER_FCS = 2,
-    IBV_WQ_FLAGS_DELAY_DROP = 4,
-    IBV_WQ_FLAGS_PCI_WRITE_END_PADDING = 8,
+    IBV_WQ_FLAGS_CVLAN_STRIPPING = 0x1,
+    IBV_WQ_FLAGS_SCATTER_FCS = 0x2,
+    IBV_WQ_FLAGS_DELAY_DROP = 0x4,
+    IBV_WQ_FLAGS_PCI_WRITE_END_PADDING = 0x8,
     IBV_WQ_FLAGS_RESERVED = 0x10,
 }
 c_enum!(ibv_wq_flags: u32 = ibv_wq_flags_enum {

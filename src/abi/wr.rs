@@ -152,10 +152,10 @@ c_enum!(ibv_wr_opcode: u32 = ibv_wr_opcode_enum {
 #[doc(hidden)]
 #[repr(C)]
 pub enum ibv_send_flags_enum {
-    IBV_SEND_FENCE = 1,
-    IBV_SEND_SIGNALED = 2,
-    IBV_SEND_SOLICITED = 4,
-    IBV_SEND_INLINE = 8,
+    IBV_SEND_FENCE = 0x1,
+    IBV_SEND_SIGNALED = 0x2,
+    IBV_SEND_SOLICITED = 0x4,
+    IBV_SEND_INLINE = 0x8,
     IBV_SEND_IP_CSUM = 0x10,
 }
 c_enum!(ibv_send_flags: u32 = ibv_send_flags_enum {
