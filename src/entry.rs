@@ -249,3 +249,36 @@ mod tests {
         assert_eq!(errno_now(), PANIC_ERRNO.0);
     }
 }
+
+// ---- argument validators ----------------------------------------------------------
+
+/// A C pointer argument as a reference; NULL is EINVAL.
+///
+/// # Safety
+/// A non-NULL `p` must point to a valid, writable `T` for `'a` that nothing else
+/// accesses meanwhile: the caller's contract with C.
+pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
+    // SAFETY: per this function's contract.
+    unsafe { p.as_mut() }.ok_or(Errno::EINVAL)
+}
+
+/// A C pointer argument as a shared reference; NULL is EINVAL.
+///
+/// # Safety
+/// A non-NULL `p` must point to a valid `T` for `'a`.
+pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
+    // SAFETY: per this function's contract.
+    unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
+}
+
+/// A C string argument as UTF-8; NULL or non-UTF-8 is EINVAL.
+///
+/// # Safety
+/// A non-NULL `p` must point to a NUL-terminated string valid for `'a`.
+pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    unsafe { std::ffi::CStr::from_ptr(p) }.to_str().map_err(|_| Errno::EINVAL)
+}

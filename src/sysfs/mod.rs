@@ -30,6 +30,15 @@ pub fn sysfs_path() -> &'static Path {
     })
 }
 
+/// [`sysfs_path`] as a C string, for ibv_get_sysfs_path.
+pub fn sysfs_path_c() -> &'static std::ffi::CStr {
+    static C: OnceLock<std::ffi::CString> = OnceLock::new();
+    C.get_or_init(|| {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::CString::new(sysfs_path().as_os_str().as_bytes()).unwrap_or_else(|_| c"/sys".into())
+    })
+}
+
 /// `/sys`, or the given override with trailing slashes dropped.
 pub fn sysfs_root_from(env: Option<&OsStr>) -> PathBuf {
     match env {

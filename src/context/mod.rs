@@ -1,0 +1,50 @@
+//! An opened device (ibv_context) and the objects created in it.
+//!
+//! The C view is `struct verbs_context`, whose last member is the
+//! `struct ibv_context` C code holds: inline functions in verbs.h reach the
+//! extended ops through negative offsets from it.
+#![allow(unsafe_code)]
+
+mod objects;
+mod ops;
+
+pub use objects::*;
+pub use ops::ContextOps;
+
+use crate::abi::{ibv_context, verbs_context};
+use crate::device::Device;
+use crate::object::CObject;
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+
+pub struct Context {
+    c: UnsafeCell<verbs_context>,
+    pub device: Arc<Device>,
+    /// The provider's half of the context.
+    pub ops: Box<dyn ContextOps>,
+}
+
+// SAFETY: the C struct is filled before publication; afterwards only the
+// provider writes to it, under its own locks, and C reads it.
+unsafe impl Sync for Context {}
+// SAFETY: as above.
+unsafe impl Send for Context {}
+
+impl CObject for Context {
+    type C = ibv_context;
+    fn c_ptr(&self) -> *mut ibv_context {
+        // SAFETY: a field projection inside our own allocation.
+        unsafe { &raw mut (*self.c.get()).context }
+    }
+}
+
+impl Context {
+    pub fn new(c: verbs_context, device: Arc<Device>, ops: Box<dyn ContextOps>) -> Context {
+        Context { c: UnsafeCell::new(c), device, ops }
+    }
+
+    /// The verbs_context C sees, for the provider to fill.
+    pub fn c(&self) -> *mut verbs_context {
+        self.c.get()
+    }
+}

@@ -1,0 +1,147 @@
+//! What a provider does for an opened context. Every method defaults to
+//! EOPNOTSUPP, as rdma-core's dummy ops do for a verb a provider lacks.
+
+use super::*;
+use crate::abi::*;
+use crate::entry::{Errno, Result};
+use std::ffi::{c_int, c_void};
+
+const NO: Errno = Errno::EOPNOTSUPP;
+
+#[allow(unused_variables)]
+pub trait ContextOps: Send + Sync {
+    fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
+        Err(NO)
+    }
+    fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
+        Err(NO)
+    }
+    fn query_device_ex(&self, ctx: &Context, attr: &mut ibv_device_attr_ex) -> Result<()> {
+        Err(NO)
+    }
+    /// One GID table entry; ENODATA for an empty slot.
+    fn query_gid_ex(&self, ctx: &Context, port: u32, index: u32, flags: u32) -> Result<ibv_gid_entry> {
+        Err(NO)
+    }
+    /// The valid GID entries of all ports, at most `max`.
+    fn query_gid_table(&self, ctx: &Context, max: usize, flags: u32) -> Result<Vec<ibv_gid_entry>> {
+        Err(NO)
+    }
+    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
+        Err(NO)
+    }
+    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
+        Err(NO)
+    }
+    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<Arc<Pd>> {
+        Err(NO)
+    }
+    fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
+        Err(NO)
+    }
+    fn reg_mr(&self, pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, access: u32) -> Result<Arc<Mr>> {
+        Err(NO)
+    }
+    fn reg_dmabuf_mr(&self, pd: &Arc<Pd>, offset: u64, len: usize, iova: u64, fd: c_int, access: u32) -> Result<Arc<Mr>> {
+        Err(NO)
+    }
+    fn rereg_mr(&self, mr: &Mr, flags: c_int, pd: Option<&Arc<Pd>>, addr: usize, len: usize, access: c_int) -> Result<()> {
+        Err(NO)
+    }
+    fn dereg_mr(&self, mr: &Mr) -> Result<()> {
+        Err(NO)
+    }
+    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
+        Err(NO)
+    }
+    fn destroy_comp_channel(&self, ch: &CompChannel) -> Result<()> {
+        Err(NO)
+    }
+    fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
+        Err(NO)
+    }
+    fn ack_cq_events(&self, cq: &Cq, n: u32) {}
+    fn create_cq(
+        &self,
+        ctx: &Arc<Context>,
+        cqe: c_int,
+        cq_context: *mut c_void,
+        channel: Option<Arc<CompChannel>>,
+        comp_vector: c_int,
+    ) -> Result<Arc<Cq>> {
+        Err(NO)
+    }
+    fn resize_cq(&self, cq: &Cq, cqe: c_int) -> Result<()> {
+        Err(NO)
+    }
+    fn destroy_cq(&self, cq: &Cq) -> Result<()> {
+        Err(NO)
+    }
+    fn create_qp(&self, pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+        Err(NO)
+    }
+    fn modify_qp(&self, qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+        Err(NO)
+    }
+    fn query_qp(&self, qp: &Qp, attr: &mut ibv_qp_attr, mask: c_int, init: &mut ibv_qp_init_attr) -> Result<()> {
+        Err(NO)
+    }
+    fn destroy_qp(&self, qp: &Qp) -> Result<()> {
+        Err(NO)
+    }
+    fn query_qp_data_in_order(&self, qp: &Qp, op: ibv_wr_opcode, flags: u32) -> c_int {
+        0
+    }
+    fn query_ece(&self, qp: &Qp, ece: &mut ibv_ece) -> Result<()> {
+        Err(NO)
+    }
+    fn set_ece(&self, qp: &Qp, ece: &ibv_ece) -> Result<()> {
+        Err(NO)
+    }
+    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+        Err(NO)
+    }
+    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+        Err(NO)
+    }
+    fn create_srq(&self, pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+        Err(NO)
+    }
+    fn modify_srq(&self, srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+        Err(NO)
+    }
+    fn query_srq(&self, srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+        Err(NO)
+    }
+    fn destroy_srq(&self, srq: &Srq) -> Result<()> {
+        Err(NO)
+    }
+    fn create_ah(&self, pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
+        Err(NO)
+    }
+    fn destroy_ah(&self, ah: &Ah) -> Result<()> {
+        Err(NO)
+    }
+    fn import_pd(&self, ctx: &Arc<Context>, handle: u32) -> Result<Arc<Pd>> {
+        Err(NO)
+    }
+    fn import_mr(&self, pd: &Arc<Pd>, handle: u32) -> Result<Arc<Mr>> {
+        Err(NO)
+    }
+    fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<Arc<Dm>> {
+        Err(NO)
+    }
+    /// The extended view of a QP created with ibv_create_qp_ex, if it was.
+    fn qp_ex(&self, qp: &Qp) -> Option<*mut ibv_qp_ex> {
+        None
+    }
+    fn init_ah_from_wc(&self, ctx: &Context, port: u8, wc: &ibv_wc, grh: *const ibv_grh, ah_attr: &mut ibv_ah_attr) -> Result<()> {
+        Err(NO)
+    }
+    fn resolve_eth_l2_from_gid(&self, ctx: &Context, attr: &ibv_ah_attr, eth_mac: &mut [u8; 6], vid: &mut u16) -> Result<()> {
+        Err(NO)
+    }
+    fn close(&self, ctx: &Context) -> Result<()> {
+        Ok(())
+    }
+}

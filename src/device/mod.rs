@@ -1,0 +1,99 @@
+//! Devices: what ibv_get_device_list finds and ibv_open_device opens.
+#![allow(unsafe_code)]
+
+mod list;
+
+pub use list::{DeviceList, import, refresh};
+
+use crate::abi::{ibv_device, ibv_node_type, ibv_transport_type};
+use crate::object::CObject;
+use crate::provider::Provider;
+use crate::sysfs::SysfsDevice;
+use std::cell::UnsafeCell;
+use std::ffi::c_char;
+
+pub struct Device {
+    c: UnsafeCell<ibv_device>,
+    pub sysfs: SysfsDevice,
+    pub provider: &'static dyn Provider,
+}
+
+// SAFETY: the C struct is written only in `new`, before the device is published;
+// afterwards C and Rust only read it.
+unsafe impl Sync for Device {}
+// SAFETY: as above; nothing in it is tied to a thread.
+unsafe impl Send for Device {}
+
+impl CObject for Device {
+    type C = ibv_device;
+    fn c_ptr(&self) -> *mut ibv_device {
+        self.c.get()
+    }
+}
+
+/// Copies `s` into a C char array, truncated and NUL-terminated.
+pub fn copy_c_str(dst: &mut [c_char], s: &str) {
+    let n = s.len().min(dst.len().saturating_sub(1));
+    for (d, b) in dst.iter_mut().zip(&s.as_bytes()[..n]) {
+        *d = *b as c_char;
+    }
+    if let Some(end) = dst.get_mut(n) {
+        *end = 0;
+    }
+}
+
+fn transport_of(node_type: i32) -> ibv_transport_type {
+    match ibv_node_type(node_type) {
+        ibv_node_type::IBV_NODE_CA | ibv_node_type::IBV_NODE_SWITCH | ibv_node_type::IBV_NODE_ROUTER => {
+            ibv_transport_type::IBV_TRANSPORT_IB
+        }
+        ibv_node_type::IBV_NODE_RNIC => ibv_transport_type::IBV_TRANSPORT_IWARP,
+        ibv_node_type::IBV_NODE_USNIC => ibv_transport_type::IBV_TRANSPORT_USNIC,
+        ibv_node_type::IBV_NODE_USNIC_UDP => ibv_transport_type::IBV_TRANSPORT_USNIC_UDP,
+        ibv_node_type::IBV_NODE_UNSPECIFIED => ibv_transport_type::IBV_TRANSPORT_UNSPECIFIED,
+        _ => ibv_transport_type::IBV_TRANSPORT_UNKNOWN,
+    }
+}
+
+impl Device {
+    pub fn new(sysfs: SysfsDevice, provider: &'static dyn Provider) -> Device {
+        // SAFETY: ibv_device is plain C data; all-zero is a valid value.
+        let mut c: ibv_device = unsafe { std::mem::zeroed() };
+        c.node_type = ibv_node_type(sysfs.node_type);
+        c.transport_type = transport_of(sysfs.node_type);
+        copy_c_str(&mut c.name, &sysfs.ibdev_name);
+        copy_c_str(&mut c.dev_name, &sysfs.uverbs_name);
+        copy_c_str(&mut c.dev_path, &sysfs.uverbs_path.to_string_lossy());
+        copy_c_str(&mut c.ibdev_path, &sysfs.ibdev_path.to_string_lossy());
+        Device { c: UnsafeCell::new(c), sysfs, provider }
+    }
+
+    /// The ibv_device C sees; never written after `new`.
+    pub fn c(&self) -> &ibv_device {
+        // SAFETY: see the Sync impl: no writes after construction.
+        unsafe { &*self.c.get() }
+    }
+
+    /// Same kernel device as `other` (same name, char device and creation time).
+    pub fn same_as(&self, other: &SysfsDevice) -> bool {
+        let s = &self.sysfs;
+        s.ibdev_name == other.ibdev_name
+            && s.uverbs_name == other.uverbs_name
+            && s.cdev == other.cdev
+            && s.time_created == other.time_created
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_strings_truncate() {
+        let mut a = [1 as c_char; 4];
+        copy_c_str(&mut a, "abcdef");
+        assert_eq!(a, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
+        copy_c_str(&mut a, "x");
+        assert_eq!(&a[..2], &[b'x' as c_char, 0]);
+    }
+}

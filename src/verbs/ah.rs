@@ -1,0 +1,73 @@
+//! Address handles, and building their attributes from a received completion.
+
+use crate::abi::*;
+use crate::context::{Ah, Context, Pd};
+use crate::entry::{arg_mut, arg_ref};
+use crate::object;
+use std::ffi::c_int;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+    entry!(ptr, ibv_create_ah(pd, attr) {
+        let pd = object::lookup::<Pd>(pd)?;
+        // SAFETY: the caller's input.
+        let attr = unsafe { arg_ref(attr)? };
+        Ok(object::publish(pd.ctx.ops.create_ah(&pd, attr)?))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
+    entry!(errno, ibv_destroy_ah(ah) {
+        object::retire_if::<Ah>(ah, |a| a.ctx.ops.destroy_ah(a)).map(drop)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_init_ah_from_wc(
+    context: *mut ibv_context,
+    port_num: u8,
+    wc: *mut ibv_wc,
+    grh: *mut ibv_grh,
+    ah_attr: *mut ibv_ah_attr,
+) -> c_int {
+    entry!(minus_one, ibv_init_ah_from_wc(context, port_num, wc, grh, ah_attr) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's completion and out-parameter.
+        let (wc, attr) = unsafe { (arg_ref(wc)?, arg_mut(ah_attr)?) };
+        ctx.ops.init_ah_from_wc(&ctx, port_num, wc, grh, attr).map(|()| 0)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_create_ah_from_wc(
+    pd: *mut ibv_pd,
+    wc: *mut ibv_wc,
+    grh: *mut ibv_grh,
+    port_num: u8,
+) -> *mut ibv_ah {
+    entry!(ptr, ibv_create_ah_from_wc(pd, wc, grh, port_num) {
+        let pd = object::lookup::<Pd>(pd)?;
+        // SAFETY: the caller's completion.
+        let wc = unsafe { arg_ref(wc)? };
+        // SAFETY: plain C data; all-zero is valid.
+        let mut attr: ibv_ah_attr = unsafe { std::mem::zeroed() };
+        pd.ctx.ops.init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;
+        Ok(object::publish(pd.ctx.ops.create_ah(&pd, &attr)?))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_resolve_eth_l2_from_gid(
+    context: *mut ibv_context,
+    attr: *mut ibv_ah_attr,
+    eth_mac: *mut u8,
+    vid: *mut u16,
+) -> c_int {
+    entry!(errno, ibv_resolve_eth_l2_from_gid(context, attr, eth_mac, vid) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's input and out-parameters (a 6-byte MAC buffer).
+        let (attr, mac, vid) = unsafe { (arg_ref(attr)?, arg_mut(eth_mac.cast::<[u8; 6]>())?, arg_mut(vid)?) };
+        ctx.ops.resolve_eth_l2_from_gid(&ctx, attr, mac, vid)
+    })
+}

@@ -1,0 +1,26 @@
+//! Asynchronous events of a context.
+
+use crate::abi::*;
+use crate::context::Context;
+use crate::entry::arg_mut;
+use crate::object;
+use std::ffi::c_int;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+    entry!(minus_one, ibv_get_async_event(context, event) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's out-parameter.
+        let ev = unsafe { arg_mut(event)? };
+        ctx.ops.get_async_event(&ctx, ev).map(|()| 0)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_ack_async_event(event: *mut ibv_async_event) {
+    entry!(value(()), ibv_ack_async_event(event) {
+        // Events are counted per object by the provider when it has any; an
+        // event we never handed out is ignored.
+        let _ = event;
+    })
+}

@@ -1,0 +1,44 @@
+//! Shared receive queues.
+
+use crate::abi::*;
+use crate::context::{Pd, Srq};
+use crate::entry::{arg_mut, arg_ref};
+use crate::object;
+use std::ffi::c_int;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+    entry!(ptr, ibv_create_srq(pd, srq_init_attr) {
+        let pd = object::lookup::<Pd>(pd)?;
+        // SAFETY: the caller's attributes; limits are written back.
+        let attr = unsafe { arg_mut(srq_init_attr)? };
+        Ok(object::publish(pd.ctx.ops.create_srq(&pd, attr)?))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_modify_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr, srq_attr_mask: c_int) -> c_int {
+    entry!(errno, ibv_modify_srq(srq, srq_attr, srq_attr_mask) {
+        let srq = object::lookup::<Srq>(srq)?;
+        // SAFETY: the caller's input.
+        let attr = unsafe { arg_ref(srq_attr)? };
+        srq.ctx.ops.modify_srq(&srq, attr, srq_attr_mask)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
+    entry!(errno, ibv_query_srq(srq, srq_attr) {
+        let srq = object::lookup::<Srq>(srq)?;
+        // SAFETY: the caller's out-parameter.
+        let attr = unsafe { arg_mut(srq_attr)? };
+        srq.ctx.ops.query_srq(&srq, attr)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
+    entry!(errno, ibv_destroy_srq(srq) {
+        object::retire_if::<Srq>(srq, |s| s.ctx.ops.destroy_srq(s)).map(drop)
+    })
+}
