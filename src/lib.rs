@@ -10,6 +10,7 @@
 #[allow(unused_macros)]
 pub mod entry;
 pub mod abi;
+pub mod netlink;
 pub mod sysfs;
 pub mod uverbs;
 pub mod verbs;
