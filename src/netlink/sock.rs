@@ -41,14 +41,14 @@ impl NlSocket {
     /// Opens the socket; fails (e.g. `EPROTONOSUPPORT`) where the kernel has no RDMA.
     /// Sends and receives give up after `timeout` with `EAGAIN`.
     pub fn open(timeout: Duration) -> Result<NlSocket> {
-        // SAFETY: plain system call with constant arguments.
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_NETLINK,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                libc::NETLINK_RDMA,
-            )
-        };
+        Self::open_proto(libc::NETLINK_RDMA, timeout)
+    }
+
+    /// Any netlink family (tests use NETLINK_ROUTE, which every kernel has).
+    pub fn open_proto(proto: libc::c_int, timeout: Duration) -> Result<NlSocket> {
+        let ty = libc::SOCK_RAW | libc::SOCK_CLOEXEC;
+        // SAFETY: plain system call with integer arguments.
+        let raw = unsafe { libc::socket(libc::AF_NETLINK, ty, proto) };
         if raw < 0 {
             return Err(Errno::last());
         }

@@ -452,6 +452,26 @@ fn copy_on_fork_reply_and_cache() {
 }
 
 #[test]
+fn real_socket_error_and_timeout() {
+    // NETLINK_ROUTE stands in for a kernel peer: an unknown type gets an error
+    // reply, a NOOP without ACK gets none (so the receive must time out).
+    let t = std::time::Duration::from_millis(200);
+    let Ok(s) = sock::NlSocket::open_proto(libc::NETLINK_ROUTE, t) else {
+        return;
+    };
+    let mut c = Conn::new(s);
+    let r = c.exchange("bogus", 0x3ff, 0, |r| r, |_| Ok(()));
+    assert_eq!(r, Err(Errno::EOPNOTSUPP));
+    let start = std::time::Instant::now();
+    let r = c.exchange("noop", NLMSG_NOOP, 0, |r| r, |_| Ok(()));
+    assert_eq!(r, Err(Errno(libc::EAGAIN)));
+    assert!(start.elapsed() >= t && start.elapsed() < 10 * t);
+    // ... and an ACK when asked for one.
+    let r = c.exchange("noop+ack", NLMSG_NOOP, 0x4, |r| r, |_| Ok(()));
+    assert_eq!(r, Ok(0));
+}
+
+#[test]
 fn real_kernel_either_way() {
     // No RDMA here usually: an error or an empty list; never a hang or a panic.
     let t = std::time::Instant::now();
