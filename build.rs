@@ -31,6 +31,8 @@ fn main() {
         .collect();
 
     // Nodes in first-seen order; each public node inherits the one before it.
+    // A node lists its older-ABI names too: lld keeps `name@NODE` global only
+    // if the node's script says so.
     let mut nodes: Vec<&str> = Vec::new();
     for e in &exports {
         if !nodes.contains(&e.node.as_str()) {
@@ -43,7 +45,7 @@ fn main() {
         writeln!(script, "{node} {{").unwrap();
         let names: Vec<&str> = exports
             .iter()
-            .filter(|e| e.node == *node && e.compat.is_none())
+            .filter(|e| e.node == *node)
             .map(|e| e.name.as_str())
             .collect();
         if !names.is_empty() {

@@ -80,575 +80,6 @@ struct ibv_counter_attach_attr; struct ibv_values_ex; struct verbs_context;
 
 #define IBV_CREATE_CQ_SUP_WC_FLAGS 4095
 
-#define UVERBS_OBJECT_DEVICE 0
-
-#define UVERBS_OBJECT_PD 1
-
-#define UVERBS_OBJECT_COMP_CHANNEL 2
-
-#define UVERBS_OBJECT_CQ 3
-
-#define UVERBS_OBJECT_QP 4
-
-#define UVERBS_OBJECT_SRQ 5
-
-#define UVERBS_OBJECT_AH 6
-
-#define UVERBS_OBJECT_MR 7
-
-#define UVERBS_OBJECT_MW 8
-
-#define UVERBS_OBJECT_FLOW 9
-
-#define UVERBS_OBJECT_XRCD 10
-
-#define UVERBS_OBJECT_RWQ_IND_TBL 11
-
-#define UVERBS_OBJECT_WQ 12
-
-#define UVERBS_OBJECT_FLOW_ACTION 13
-
-#define UVERBS_OBJECT_DM 14
-
-#define UVERBS_OBJECT_COUNTERS 15
-
-#define UVERBS_OBJECT_ASYNC_EVENT 16
-
-#define UVERBS_ATTR_UHW_IN 4096
-
-#define UVERBS_ATTR_UHW_OUT 4097
-
-#define UVERBS_METHOD_INVOKE_WRITE 0
-
-#define UVERBS_METHOD_INFO_HANDLES 1
-
-#define UVERBS_METHOD_QUERY_PORT 2
-
-#define UVERBS_METHOD_GET_CONTEXT 3
-
-#define UVERBS_METHOD_QUERY_CONTEXT 4
-
-#define UVERBS_METHOD_QUERY_GID_TABLE 5
-
-#define UVERBS_METHOD_QUERY_GID_ENTRY 6
-
-#define UVERBS_ATTR_CORE_IN 0
-
-#define UVERBS_ATTR_CORE_OUT 1
-
-#define UVERBS_ATTR_WRITE_CMD 2
-
-#define UVERBS_ATTR_QUERY_PORT_PORT_NUM 0
-
-#define UVERBS_ATTR_QUERY_PORT_RESP 1
-
-#define UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS 0
-
-#define UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT 1
-
-#define UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS 0
-
-#define UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT 1
-
-#define UVERBS_ATTR_CREATE_CQ_HANDLE 0
-
-#define UVERBS_ATTR_CREATE_CQ_CQE 1
-
-#define UVERBS_ATTR_CREATE_CQ_USER_HANDLE 2
-
-#define UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL 3
-
-#define UVERBS_ATTR_CREATE_CQ_COMP_VECTOR 4
-
-#define UVERBS_ATTR_CREATE_CQ_FLAGS 5
-
-#define UVERBS_ATTR_CREATE_CQ_RESP_CQE 6
-
-#define UVERBS_ATTR_CREATE_CQ_EVENT_FD 7
-
-#define UVERBS_ATTR_DESTROY_CQ_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_CQ_RESP 1
-
-#define UVERBS_ATTR_CREATE_FLOW_ACTION_ESP_HANDLE 0
-
-#define UVERBS_ATTR_FLOW_ACTION_ESP_ATTRS 1
-
-#define UVERBS_ATTR_FLOW_ACTION_ESP_ESN 2
-
-#define UVERBS_ATTR_FLOW_ACTION_ESP_KEYMAT 3
-
-#define UVERBS_ATTR_FLOW_ACTION_ESP_REPLAY 4
-
-#define UVERBS_ATTR_FLOW_ACTION_ESP_ENCAP 5
-
-#define UVERBS_ATTR_MODIFY_FLOW_ACTION_ESP_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE 0
-
-#define UVERBS_ATTR_CREATE_QP_HANDLE 0
-
-#define UVERBS_ATTR_CREATE_QP_XRCD_HANDLE 1
-
-#define UVERBS_ATTR_CREATE_QP_PD_HANDLE 2
-
-#define UVERBS_ATTR_CREATE_QP_SRQ_HANDLE 3
-
-#define UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE 4
-
-#define UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE 5
-
-#define UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE 6
-
-#define UVERBS_ATTR_CREATE_QP_USER_HANDLE 7
-
-#define UVERBS_ATTR_CREATE_QP_CAP 8
-
-#define UVERBS_ATTR_CREATE_QP_TYPE 9
-
-#define UVERBS_ATTR_CREATE_QP_FLAGS 10
-
-#define UVERBS_ATTR_CREATE_QP_SOURCE_QPN 11
-
-#define UVERBS_ATTR_CREATE_QP_EVENT_FD 12
-
-#define UVERBS_ATTR_CREATE_QP_RESP_CAP 13
-
-#define UVERBS_ATTR_CREATE_QP_RESP_QP_NUM 14
-
-#define UVERBS_ATTR_DESTROY_QP_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_QP_RESP 1
-
-#define UVERBS_METHOD_QP_CREATE 0
-
-#define UVERBS_METHOD_QP_DESTROY 1
-
-#define UVERBS_ATTR_CREATE_SRQ_HANDLE 0
-
-#define UVERBS_ATTR_CREATE_SRQ_PD_HANDLE 1
-
-#define UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE 2
-
-#define UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE 3
-
-#define UVERBS_ATTR_CREATE_SRQ_USER_HANDLE 4
-
-#define UVERBS_ATTR_CREATE_SRQ_MAX_WR 5
-
-#define UVERBS_ATTR_CREATE_SRQ_MAX_SGE 6
-
-#define UVERBS_ATTR_CREATE_SRQ_LIMIT 7
-
-#define UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS 8
-
-#define UVERBS_ATTR_CREATE_SRQ_TYPE 9
-
-#define UVERBS_ATTR_CREATE_SRQ_EVENT_FD 10
-
-#define UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR 11
-
-#define UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE 12
-
-#define UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM 13
-
-#define UVERBS_ATTR_DESTROY_SRQ_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_SRQ_RESP 1
-
-#define UVERBS_METHOD_SRQ_CREATE 0
-
-#define UVERBS_METHOD_SRQ_DESTROY 1
-
-#define UVERBS_METHOD_CQ_CREATE 0
-
-#define UVERBS_METHOD_CQ_DESTROY 1
-
-#define UVERBS_ATTR_CREATE_WQ_HANDLE 0
-
-#define UVERBS_ATTR_CREATE_WQ_PD_HANDLE 1
-
-#define UVERBS_ATTR_CREATE_WQ_CQ_HANDLE 2
-
-#define UVERBS_ATTR_CREATE_WQ_USER_HANDLE 3
-
-#define UVERBS_ATTR_CREATE_WQ_TYPE 4
-
-#define UVERBS_ATTR_CREATE_WQ_EVENT_FD 5
-
-#define UVERBS_ATTR_CREATE_WQ_MAX_WR 6
-
-#define UVERBS_ATTR_CREATE_WQ_MAX_SGE 7
-
-#define UVERBS_ATTR_CREATE_WQ_FLAGS 8
-
-#define UVERBS_ATTR_CREATE_WQ_RESP_MAX_WR 9
-
-#define UVERBS_ATTR_CREATE_WQ_RESP_MAX_SGE 10
-
-#define UVERBS_ATTR_CREATE_WQ_RESP_WQ_NUM 11
-
-#define UVERBS_ATTR_DESTROY_WQ_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_WQ_RESP 1
-
-#define UVERBS_METHOD_WQ_CREATE 0
-
-#define UVERBS_METHOD_WQ_DESTROY 1
-
-#define UVERBS_METHOD_FLOW_ACTION_ESP_CREATE 0
-
-#define UVERBS_METHOD_FLOW_ACTION_DESTROY 1
-
-#define UVERBS_METHOD_FLOW_ACTION_ESP_MODIFY 2
-
-#define UVERBS_ATTR_ALLOC_DM_HANDLE 0
-
-#define UVERBS_ATTR_ALLOC_DM_LENGTH 1
-
-#define UVERBS_ATTR_ALLOC_DM_ALIGNMENT 2
-
-#define UVERBS_ATTR_FREE_DM_HANDLE 0
-
-#define UVERBS_METHOD_DM_ALLOC 0
-
-#define UVERBS_METHOD_DM_FREE 1
-
-#define UVERBS_ATTR_REG_DM_MR_HANDLE 0
-
-#define UVERBS_ATTR_REG_DM_MR_OFFSET 1
-
-#define UVERBS_ATTR_REG_DM_MR_LENGTH 2
-
-#define UVERBS_ATTR_REG_DM_MR_PD_HANDLE 3
-
-#define UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS 4
-
-#define UVERBS_ATTR_REG_DM_MR_DM_HANDLE 5
-
-#define UVERBS_ATTR_REG_DM_MR_RESP_LKEY 6
-
-#define UVERBS_ATTR_REG_DM_MR_RESP_RKEY 7
-
-#define UVERBS_METHOD_DM_MR_REG 0
-
-#define UVERBS_METHOD_MR_DESTROY 1
-
-#define UVERBS_METHOD_ADVISE_MR 2
-
-#define UVERBS_METHOD_QUERY_MR 3
-
-#define UVERBS_METHOD_REG_DMABUF_MR 4
-
-#define UVERBS_ATTR_DESTROY_MR_HANDLE 0
-
-#define UVERBS_ATTR_ADVISE_MR_PD_HANDLE 0
-
-#define UVERBS_ATTR_ADVISE_MR_ADVICE 1
-
-#define UVERBS_ATTR_ADVISE_MR_FLAGS 2
-
-#define UVERBS_ATTR_ADVISE_MR_SGE_LIST 3
-
-#define UVERBS_ATTR_QUERY_MR_HANDLE 0
-
-#define UVERBS_ATTR_QUERY_MR_RESP_LKEY 1
-
-#define UVERBS_ATTR_QUERY_MR_RESP_RKEY 2
-
-#define UVERBS_ATTR_QUERY_MR_RESP_LENGTH 3
-
-#define UVERBS_ATTR_QUERY_MR_RESP_IOVA 4
-
-#define UVERBS_ATTR_REG_DMABUF_MR_HANDLE 0
-
-#define UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE 1
-
-#define UVERBS_ATTR_REG_DMABUF_MR_OFFSET 2
-
-#define UVERBS_ATTR_REG_DMABUF_MR_LENGTH 3
-
-#define UVERBS_ATTR_REG_DMABUF_MR_IOVA 4
-
-#define UVERBS_ATTR_REG_DMABUF_MR_FD 5
-
-#define UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS 6
-
-#define UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY 7
-
-#define UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY 8
-
-#define UVERBS_ATTR_CREATE_COUNTERS_HANDLE 0
-
-#define UVERBS_ATTR_DESTROY_COUNTERS_HANDLE 0
-
-#define UVERBS_ATTR_READ_COUNTERS_HANDLE 0
-
-#define UVERBS_ATTR_READ_COUNTERS_BUFF 1
-
-#define UVERBS_ATTR_READ_COUNTERS_FLAGS 2
-
-#define UVERBS_METHOD_COUNTERS_CREATE 0
-
-#define UVERBS_METHOD_COUNTERS_DESTROY 1
-
-#define UVERBS_METHOD_COUNTERS_READ 2
-
-#define UVERBS_ATTR_INFO_OBJECT_ID 0
-
-#define UVERBS_ATTR_INFO_TOTAL_HANDLES 1
-
-#define UVERBS_ATTR_INFO_HANDLES_LIST 2
-
-#define UVERBS_METHOD_PD_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_PD_HANDLE 0
-
-#define UVERBS_METHOD_MW_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_MW_HANDLE 0
-
-#define UVERBS_METHOD_XRCD_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_XRCD_HANDLE 0
-
-#define UVERBS_METHOD_AH_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_AH_HANDLE 0
-
-#define UVERBS_METHOD_RWQ_IND_TBL_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_RWQ_IND_TBL_HANDLE 0
-
-#define UVERBS_METHOD_FLOW_DESTROY 0
-
-#define UVERBS_ATTR_DESTROY_FLOW_HANDLE 0
-
-#define UVERBS_METHOD_ASYNC_EVENT_ALLOC 0
-
-#define UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE 0
-
-#define UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE 0
-
-#define UVERBS_ATTR_QUERY_GID_TABLE_FLAGS 1
-
-#define UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES 2
-
-#define UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES 3
-
-#define UVERBS_ATTR_QUERY_GID_ENTRY_PORT 0
-
-#define UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX 1
-
-#define UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS 2
-
-#define UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY 3
-
-#define IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS 1
-
-#define IB_UVERBS_SRQT_BASIC 0
-
-#define IB_UVERBS_SRQT_XRC 1
-
-#define IB_UVERBS_SRQT_TM 2
-
-#define IB_UVERBS_QPT_RC 2
-
-#define IB_UVERBS_QPT_UC 3
-
-#define IB_UVERBS_QPT_UD 4
-
-#define IB_UVERBS_QPT_RAW_PACKET 8
-
-#define IB_UVERBS_QPT_XRC_INI 9
-
-#define IB_UVERBS_QPT_XRC_TGT 10
-
-#define IB_UVERBS_QPT_DRIVER 255
-
-#define IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK 2
-
-#define IB_UVERBS_QP_CREATE_SCATTER_FCS 256
-
-#define IB_UVERBS_QP_CREATE_CVLAN_STRIPPING 512
-
-#define IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING 2048
-
-#define IB_UVERBS_QP_CREATE_SQ_SIG_ALL 4096
-
-#define RDMA_DRIVER_UNKNOWN 0
-
-#define RDMA_DRIVER_MLX5 1
-
-#define RDMA_DRIVER_MLX4 2
-
-#define RDMA_DRIVER_CXGB3 3
-
-#define RDMA_DRIVER_CXGB4 4
-
-#define RDMA_DRIVER_MTHCA 5
-
-#define RDMA_DRIVER_BNXT_RE 6
-
-#define RDMA_DRIVER_OCRDMA 7
-
-#define RDMA_DRIVER_NES 8
-
-#define RDMA_DRIVER_I40IW 9
-
-#define RDMA_DRIVER_IRDMA 9
-
-#define RDMA_DRIVER_VMW_PVRDMA 10
-
-#define RDMA_DRIVER_QEDR 11
-
-#define RDMA_DRIVER_HNS 12
-
-#define RDMA_DRIVER_USNIC 13
-
-#define RDMA_DRIVER_RXE 14
-
-#define RDMA_DRIVER_HFI1 15
-
-#define RDMA_DRIVER_QIB 16
-
-#define RDMA_DRIVER_EFA 17
-
-#define RDMA_DRIVER_SIW 18
-
-#define RDMA_DRIVER_ERDMA 19
-
-/**
- * The attribute is mandatory: a kernel that does not know it fails the call.
- */
-#define UVERBS_ATTR_F_MANDATORY (1 << 0)
-
-/**
- * Set by the kernel on a `PTR_OUT` attribute it wrote.
- */
-#define UVERBS_ATTR_F_VALID_OUTPUT (1 << 1)
-
-/**
- * Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
- */
-#define MAX_ATTRS 32
-
-/**
- * Marks an `_ex` command in `CmdHdr::command`.
- */
-#define IB_USER_VERBS_CMD_FLAG_EXTENDED 2147483648
-
-#define IB_USER_VERBS_CMD_GET_CONTEXT 0
-
-#define IB_USER_VERBS_CMD_QUERY_DEVICE 1
-
-#define IB_USER_VERBS_CMD_QUERY_PORT 2
-
-#define IB_USER_VERBS_CMD_ALLOC_PD 3
-
-#define IB_USER_VERBS_CMD_DEALLOC_PD 4
-
-#define IB_USER_VERBS_CMD_CREATE_AH 5
-
-#define IB_USER_VERBS_CMD_MODIFY_AH 6
-
-#define IB_USER_VERBS_CMD_QUERY_AH 7
-
-#define IB_USER_VERBS_CMD_DESTROY_AH 8
-
-#define IB_USER_VERBS_CMD_REG_MR 9
-
-#define IB_USER_VERBS_CMD_REG_SMR 10
-
-#define IB_USER_VERBS_CMD_REREG_MR 11
-
-#define IB_USER_VERBS_CMD_QUERY_MR 12
-
-#define IB_USER_VERBS_CMD_DEREG_MR 13
-
-#define IB_USER_VERBS_CMD_ALLOC_MW 14
-
-#define IB_USER_VERBS_CMD_BIND_MW 15
-
-#define IB_USER_VERBS_CMD_DEALLOC_MW 16
-
-#define IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL 17
-
-#define IB_USER_VERBS_CMD_CREATE_CQ 18
-
-#define IB_USER_VERBS_CMD_RESIZE_CQ 19
-
-#define IB_USER_VERBS_CMD_DESTROY_CQ 20
-
-#define IB_USER_VERBS_CMD_POLL_CQ 21
-
-#define IB_USER_VERBS_CMD_PEEK_CQ 22
-
-#define IB_USER_VERBS_CMD_REQ_NOTIFY_CQ 23
-
-#define IB_USER_VERBS_CMD_CREATE_QP 24
-
-#define IB_USER_VERBS_CMD_QUERY_QP 25
-
-#define IB_USER_VERBS_CMD_MODIFY_QP 26
-
-#define IB_USER_VERBS_CMD_DESTROY_QP 27
-
-#define IB_USER_VERBS_CMD_POST_SEND 28
-
-#define IB_USER_VERBS_CMD_POST_RECV 29
-
-#define IB_USER_VERBS_CMD_ATTACH_MCAST 30
-
-#define IB_USER_VERBS_CMD_DETACH_MCAST 31
-
-#define IB_USER_VERBS_CMD_CREATE_SRQ 32
-
-#define IB_USER_VERBS_CMD_MODIFY_SRQ 33
-
-#define IB_USER_VERBS_CMD_QUERY_SRQ 34
-
-#define IB_USER_VERBS_CMD_DESTROY_SRQ 35
-
-#define IB_USER_VERBS_CMD_POST_SRQ_RECV 36
-
-#define IB_USER_VERBS_CMD_OPEN_XRCD 37
-
-#define IB_USER_VERBS_CMD_CLOSE_XRCD 38
-
-#define IB_USER_VERBS_CMD_CREATE_XSRQ 39
-
-#define IB_USER_VERBS_CMD_OPEN_QP 40
-
-#define IB_USER_VERBS_EX_CMD_QUERY_DEVICE IB_USER_VERBS_CMD_QUERY_DEVICE
-
-#define IB_USER_VERBS_EX_CMD_CREATE_CQ IB_USER_VERBS_CMD_CREATE_CQ
-
-#define IB_USER_VERBS_EX_CMD_CREATE_QP IB_USER_VERBS_CMD_CREATE_QP
-
-#define IB_USER_VERBS_EX_CMD_MODIFY_QP IB_USER_VERBS_CMD_MODIFY_QP
-
-#define IB_USER_VERBS_EX_CMD_MODIFY_CQ 57
-
-/**
- * `IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION`
- */
-#define CQ_FLAGS_TIMESTAMP_COMPLETION (1 << 0)
-
-#define RXE_NETWORK_TYPE_IPV4 1
-
-#define RXE_NETWORK_TYPE_IPV6 2
-
-#define LOG2_ELEM_SIZE 0
-
-#define INDEX_MASK 4
-
-#define PRODUCER_INDEX 128
-
-#define CONSUMER_INDEX 256
-
-#define DATA 384
-
 enum ibv_gid_type {
   IBV_GID_TYPE_IB = 0,
   IBV_GID_TYPE_ROCE_V1 = 1,
@@ -1248,30 +679,6 @@ struct _compat_ibv_port_attr;
  */
 struct verbs_ex_private;
 
-struct ibv_gid_global {
-  __be64 subnet_prefix;
-  __be64 interface_id;
-};
-
-union ibv_gid {
-  uint8_t raw[16];
-  struct ibv_gid_global global;
-};
-
-struct ibv_gid_entry {
-  union ibv_gid gid;
-  uint32_t gid_index;
-  uint32_t port_num;
-  uint32_t gid_type;
-  uint32_t ndev_ifindex;
-};
-
-struct ibv_alloc_dm_attr {
-  size_t length;
-  uint32_t log_align_req;
-  uint32_t comp_mask;
-};
-
 struct _ibv_device_ops {
   struct ibv_context *(*_dummy1)(struct ibv_device *device, int cmd_fd);
   void (*_dummy2)(struct ibv_context *context);
@@ -1468,12 +875,195 @@ struct ibv_context {
   void *abi_compat;
 };
 
+struct ibv_ah {
+  struct ibv_context *context;
+  struct ibv_pd *pd;
+  uint32_t handle;
+};
+
+struct ibv_gid_global {
+  __be64 subnet_prefix;
+  __be64 interface_id;
+};
+
+union ibv_gid {
+  uint8_t raw[16];
+  struct ibv_gid_global global;
+};
+
+struct ibv_global_route {
+  union ibv_gid dgid;
+  uint32_t flow_label;
+  uint8_t sgid_index;
+  uint8_t hop_limit;
+  uint8_t traffic_class;
+};
+
+struct ibv_ah_attr {
+  struct ibv_global_route grh;
+  uint16_t dlid;
+  uint8_t sl;
+  uint8_t src_path_bits;
+  uint8_t static_rate;
+  uint8_t is_global;
+  uint8_t port_num;
+};
+
+struct ibv_grh {
+  __be32 version_tclass_flow;
+  __be16 paylen;
+  uint8_t next_hdr;
+  uint8_t hop_limit;
+  union ibv_gid sgid;
+  union ibv_gid dgid;
+};
+
+struct ibv_wq {
+  struct ibv_context *context;
+  void *wq_context;
+  struct ibv_pd *pd;
+  struct ibv_cq *cq;
+  uint32_t wq_num;
+  uint32_t handle;
+  enum ibv_wq_state state;
+  enum ibv_wq_type wq_type;
+  int (*post_recv)(struct ibv_wq *current, struct ibv_recv_wr *recv_wr, struct ibv_recv_wr **bad_recv_wr);
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  uint32_t events_completed;
+  uint32_t comp_mask;
+};
+
+union ibv_async_event_element {
+  struct ibv_cq *cq;
+  struct ibv_qp *qp;
+  struct ibv_srq *srq;
+  struct ibv_wq *wq;
+  int port_num;
+};
+
+struct ibv_async_event {
+  union ibv_async_event_element element;
+  enum ibv_event_type event_type;
+};
+
 struct ibv_dm {
   struct ibv_context *context;
   int (*memcpy_to_dm)(struct ibv_dm *dm, uint64_t dm_offset, const void *host_addr, size_t length);
   int (*memcpy_from_dm)(void *host_addr, struct ibv_dm *dm, uint64_t dm_offset, size_t length);
   uint32_t comp_mask;
   uint32_t handle;
+};
+
+struct ibv_qp_cap {
+  uint32_t max_send_wr;
+  uint32_t max_recv_wr;
+  uint32_t max_send_sge;
+  uint32_t max_recv_sge;
+  uint32_t max_inline_data;
+};
+
+struct ibv_qp_init_attr {
+  void *qp_context;
+  struct ibv_cq *send_cq;
+  struct ibv_cq *recv_cq;
+  struct ibv_srq *srq;
+  struct ibv_qp_cap cap;
+  enum ibv_qp_type qp_type;
+  int sq_sig_all;
+};
+
+struct ibv_qp_attr {
+  enum ibv_qp_state qp_state;
+  enum ibv_qp_state cur_qp_state;
+  enum ibv_mtu path_mtu;
+  enum ibv_mig_state path_mig_state;
+  uint32_t qkey;
+  uint32_t rq_psn;
+  uint32_t sq_psn;
+  uint32_t dest_qp_num;
+  unsigned int qp_access_flags;
+  struct ibv_qp_cap cap;
+  struct ibv_ah_attr ah_attr;
+  struct ibv_ah_attr alt_ah_attr;
+  uint16_t pkey_index;
+  uint16_t alt_pkey_index;
+  uint8_t en_sqd_async_notify;
+  uint8_t sq_draining;
+  uint8_t max_rd_atomic;
+  uint8_t max_dest_rd_atomic;
+  uint8_t min_rnr_timer;
+  uint8_t port_num;
+  uint8_t timeout;
+  uint8_t retry_cnt;
+  uint8_t rnr_retry;
+  uint8_t alt_port_num;
+  uint8_t alt_timeout;
+  uint32_t rate_limit;
+};
+
+struct ibv_data_buf {
+  void *addr;
+  size_t length;
+};
+
+struct ibv_qp_ex {
+  struct ibv_qp qp_base;
+  uint64_t comp_mask;
+  uint64_t wr_id;
+  unsigned int wr_flags;
+  void (*wr_atomic_cmp_swp)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap);
+  void (*wr_atomic_fetch_add)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add);
+  void (*wr_bind_mw)(struct ibv_qp_ex *qp, struct ibv_mw *mw, uint32_t rkey, const struct ibv_mw_bind_info *bind_info);
+  void (*wr_local_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
+  void (*wr_rdma_read)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr);
+  void (*wr_rdma_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr);
+  void (*wr_rdma_write_imm)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, __be32 imm_data);
+  void (*wr_send)(struct ibv_qp_ex *qp);
+  void (*wr_send_imm)(struct ibv_qp_ex *qp, __be32 imm_data);
+  void (*wr_send_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
+  void (*wr_send_tso)(struct ibv_qp_ex *qp, void *hdr, uint16_t hdr_sz, uint16_t mss);
+  void (*wr_set_ud_addr)(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t remote_qpn, uint32_t remote_qkey);
+  void (*wr_set_xrc_srqn)(struct ibv_qp_ex *qp, uint32_t remote_srqn);
+  void (*wr_set_inline_data)(struct ibv_qp_ex *qp, void *addr, size_t length);
+  void (*wr_set_inline_data_list)(struct ibv_qp_ex *qp, size_t num_buf, const struct ibv_data_buf *buf_list);
+  void (*wr_set_sge)(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length);
+  void (*wr_set_sge_list)(struct ibv_qp_ex *qp, size_t num_sge, const struct ibv_sge *sg_list);
+  void (*wr_start)(struct ibv_qp_ex *qp);
+  int (*wr_complete)(struct ibv_qp_ex *qp);
+  void (*wr_abort)(struct ibv_qp_ex *qp);
+  void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr);
+};
+
+struct ibv_ece {
+  uint32_t vendor_id;
+  uint32_t options;
+  uint32_t comp_mask;
+};
+
+struct ibv_gid_entry {
+  union ibv_gid gid;
+  uint32_t gid_index;
+  uint32_t port_num;
+  uint32_t gid_type;
+  uint32_t ndev_ifindex;
+};
+
+struct ibv_srq_attr {
+  uint32_t max_wr;
+  uint32_t max_sge;
+  uint32_t srq_limit;
+};
+
+struct ibv_srq_init_attr {
+  void *srq_context;
+  struct ibv_srq_attr attr;
+};
+
+struct ibv_alloc_dm_attr {
+  size_t length;
+  uint32_t log_align_req;
+  uint32_t comp_mask;
 };
 
 struct ibv_query_device_ex_input {
@@ -1574,35 +1164,6 @@ struct ibv_port_attr {
   uint16_t port_cap_flags2;
 };
 
-struct ibv_wq {
-  struct ibv_context *context;
-  void *wq_context;
-  struct ibv_pd *pd;
-  struct ibv_cq *cq;
-  uint32_t wq_num;
-  uint32_t handle;
-  enum ibv_wq_state state;
-  enum ibv_wq_type wq_type;
-  int (*post_recv)(struct ibv_wq *current, struct ibv_recv_wr *recv_wr, struct ibv_recv_wr **bad_recv_wr);
-  pthread_mutex_t mutex;
-  pthread_cond_t cond;
-  uint32_t events_completed;
-  uint32_t comp_mask;
-};
-
-union ibv_async_event_element {
-  struct ibv_cq *cq;
-  struct ibv_qp *qp;
-  struct ibv_srq *srq;
-  struct ibv_wq *wq;
-  int port_num;
-};
-
-struct ibv_async_event {
-  union ibv_async_event_element element;
-  enum ibv_event_type event_type;
-};
-
 struct ibv_td_init_attr {
   uint32_t comp_mask;
 };
@@ -1619,44 +1180,6 @@ struct ibv_xrcd_init_attr {
 
 struct ibv_xrcd {
   struct ibv_context *context;
-};
-
-struct ibv_global_route {
-  union ibv_gid dgid;
-  uint32_t flow_label;
-  uint8_t sgid_index;
-  uint8_t hop_limit;
-  uint8_t traffic_class;
-};
-
-struct ibv_grh {
-  __be32 version_tclass_flow;
-  __be16 paylen;
-  uint8_t next_hdr;
-  uint8_t hop_limit;
-  union ibv_gid sgid;
-  union ibv_gid dgid;
-};
-
-struct ibv_ah_attr {
-  struct ibv_global_route grh;
-  uint16_t dlid;
-  uint8_t sl;
-  uint8_t src_path_bits;
-  uint8_t static_rate;
-  uint8_t is_global;
-  uint8_t port_num;
-};
-
-struct ibv_srq_attr {
-  uint32_t max_wr;
-  uint32_t max_sge;
-  uint32_t srq_limit;
-};
-
-struct ibv_srq_init_attr {
-  void *srq_context;
-  struct ibv_srq_attr attr;
 };
 
 struct ibv_tm_cap {
@@ -1707,24 +1230,6 @@ struct ibv_rwq_ind_table_init_attr {
   uint32_t comp_mask;
 };
 
-struct ibv_qp_cap {
-  uint32_t max_send_wr;
-  uint32_t max_recv_wr;
-  uint32_t max_send_sge;
-  uint32_t max_recv_sge;
-  uint32_t max_inline_data;
-};
-
-struct ibv_qp_init_attr {
-  void *qp_context;
-  struct ibv_cq *send_cq;
-  struct ibv_cq *recv_cq;
-  struct ibv_srq *srq;
-  struct ibv_qp_cap cap;
-  enum ibv_qp_type qp_type;
-  int sq_sig_all;
-};
-
 struct ibv_rx_hash_conf {
   uint8_t rx_hash_function;
   uint8_t rx_hash_key_len;
@@ -1759,45 +1264,11 @@ struct ibv_qp_open_attr {
   enum ibv_qp_type qp_type;
 };
 
-struct ibv_qp_attr {
-  enum ibv_qp_state qp_state;
-  enum ibv_qp_state cur_qp_state;
-  enum ibv_mtu path_mtu;
-  enum ibv_mig_state path_mig_state;
-  uint32_t qkey;
-  uint32_t rq_psn;
-  uint32_t sq_psn;
-  uint32_t dest_qp_num;
-  unsigned int qp_access_flags;
-  struct ibv_qp_cap cap;
-  struct ibv_ah_attr ah_attr;
-  struct ibv_ah_attr alt_ah_attr;
-  uint16_t pkey_index;
-  uint16_t alt_pkey_index;
-  uint8_t en_sqd_async_notify;
-  uint8_t sq_draining;
-  uint8_t max_rd_atomic;
-  uint8_t max_dest_rd_atomic;
-  uint8_t min_rnr_timer;
-  uint8_t port_num;
-  uint8_t timeout;
-  uint8_t retry_cnt;
-  uint8_t rnr_retry;
-  uint8_t alt_port_num;
-  uint8_t alt_timeout;
-  uint32_t rate_limit;
-};
-
 struct ibv_qp_rate_limit_attr {
   uint32_t rate_limit;
   uint32_t max_burst_sz;
   uint16_t typical_pkt_sz;
   uint32_t comp_mask;
-};
-
-struct ibv_data_buf {
-  void *addr;
-  size_t length;
 };
 
 struct ibv_ops_wr_tm_add {
@@ -1820,46 +1291,6 @@ struct ibv_ops_wr {
   enum ibv_ops_wr_opcode opcode;
   int flags;
   struct ibv_ops_wr_tm tm;
-};
-
-struct ibv_ah {
-  struct ibv_context *context;
-  struct ibv_pd *pd;
-  uint32_t handle;
-};
-
-struct ibv_qp_ex {
-  struct ibv_qp qp_base;
-  uint64_t comp_mask;
-  uint64_t wr_id;
-  unsigned int wr_flags;
-  void (*wr_atomic_cmp_swp)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap);
-  void (*wr_atomic_fetch_add)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add);
-  void (*wr_bind_mw)(struct ibv_qp_ex *qp, struct ibv_mw *mw, uint32_t rkey, const struct ibv_mw_bind_info *bind_info);
-  void (*wr_local_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
-  void (*wr_rdma_read)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr);
-  void (*wr_rdma_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr);
-  void (*wr_rdma_write_imm)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, __be32 imm_data);
-  void (*wr_send)(struct ibv_qp_ex *qp);
-  void (*wr_send_imm)(struct ibv_qp_ex *qp, __be32 imm_data);
-  void (*wr_send_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
-  void (*wr_send_tso)(struct ibv_qp_ex *qp, void *hdr, uint16_t hdr_sz, uint16_t mss);
-  void (*wr_set_ud_addr)(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t remote_qpn, uint32_t remote_qkey);
-  void (*wr_set_xrc_srqn)(struct ibv_qp_ex *qp, uint32_t remote_srqn);
-  void (*wr_set_inline_data)(struct ibv_qp_ex *qp, void *addr, size_t length);
-  void (*wr_set_inline_data_list)(struct ibv_qp_ex *qp, size_t num_buf, const struct ibv_data_buf *buf_list);
-  void (*wr_set_sge)(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length);
-  void (*wr_set_sge_list)(struct ibv_qp_ex *qp, size_t num_sge, const struct ibv_sge *sg_list);
-  void (*wr_start)(struct ibv_qp_ex *qp);
-  int (*wr_complete)(struct ibv_qp_ex *qp);
-  void (*wr_abort)(struct ibv_qp_ex *qp);
-  void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr);
-};
-
-struct ibv_ece {
-  uint32_t vendor_id;
-  uint32_t options;
-  uint32_t comp_mask;
 };
 
 struct ibv_poll_cq_attr {
@@ -2194,11 +1625,134 @@ struct verbs_context {
 
 
 
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+
+int ibv_destroy_ah(struct ibv_ah *ah);
+
+int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc, struct ibv_grh *grh, struct ibv_ah_attr *ah_attr);
+
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port_num);
+
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr, uint8_t *eth_mac, uint16_t *vid);
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context);
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel);
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context, struct ibv_comp_channel *channel, int comp_vector);
+
+int ibv_resize_cq(struct ibv_cq *cq, int cqe);
+
+int ibv_destroy_cq(struct ibv_cq *cq);
+
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context);
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
+
+struct ibv_device **ibv_get_device_list(int *num_devices);
+
+void ibv_free_device_list(struct ibv_device **list);
+
+const char *ibv_get_device_name(struct ibv_device *device);
+
+__be64 ibv_get_device_guid(struct ibv_device *device);
+
+int ibv_get_device_index(struct ibv_device *device);
+
+struct ibv_context *ibv_open_device(struct ibv_device *device);
+
+struct ibv_context *ibv_import_device(int cmd_fd);
+
+int ibv_close_device(struct ibv_context *context);
+
+int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event);
+
+void ibv_ack_async_event(struct ibv_async_event *event);
+
+int ibv_fork_init(void);
+
+enum ibv_fork_status ibv_is_fork_initialized(void);
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
+
+int ibv_dealloc_pd(struct ibv_pd *pd);
+
+struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle);
+
+void ibv_unimport_pd(struct ibv_pd *pd);
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access);
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access);
+
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd, int access);
+
+/**
+ * Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set.
+ */
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length, int access);
+
+int ibv_dereg_mr(struct ibv_mr *mr);
+
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+
+void ibv_unimport_mr(struct ibv_mr *mr);
+
+struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle);
+
+void ibv_unimport_dm(struct ibv_dm *dm);
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr);
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+
+int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init_attr);
+
+int ibv_destroy_qp(struct ibv_qp *qp);
+
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
+
+/**
+ * Which of `flags`' in-order guarantees hold for `op` on this QP; 0 when the
+ * provider cannot tell.
+ */
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
+
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece);
+
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece);
+
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr);
+
+int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *port_attr);
+
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid);
+
+int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index, struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size);
+
+ptrdiff_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries, size_t max_entries, uint32_t flags, size_t entry_size);
+
+int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey);
+
+int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey);
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr);
+
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask);
+
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
+
+int ibv_destroy_srq(struct ibv_srq *srq);
 
 const char *ibv_node_type_str(enum ibv_node_type node_type);
 

@@ -49,6 +49,12 @@ extern "C" {
 #endif
 #endif
 
+/* Allocator callbacks of a parent domain may return this to ask for the
+ * library's own allocation. */
+#ifndef IBV_ALLOCATOR_USE_DEFAULT
+#define IBV_ALLOCATOR_USE_DEFAULT ((void *)-1)
+#endif
+
 #ifndef ETHERNET_LL_SIZE
 #define ETHERNET_LL_SIZE 6
 #endif
