@@ -57,6 +57,7 @@ abi-test: all
 
 c-test: all
 	c-tests/run.sh
+	c-tests/inline/diff.sh
 
 vm-test: all
 	vm/run-tests.sh

@@ -3,10 +3,10 @@
  * libibverbs prints (run.sh diffs the untagged lines against the system
  * library's output).
  *
+ *  - ibv_get_device_list: both return NULL (errno ENOSYS) when the kernel has
+ *    no uverbs support (no /sys/class/infiniband_verbs), else a list of the
+ *    devices a provider supports.
  * Implementation-specific lines are tagged "[ours]"/"[system]" (see common.h):
- *  - ibv_get_device_list: Debian's returns NULL (errno ENOSYS) when the kernel
- *    has no uverbs support (no /sys/class/infiniband_verbs); ours returns an
- *    empty, NULL-terminated list.
  *  - NULL arguments: rdma-core crashes (NULL dereference); ours must not, and
  *    reports EINVAL the way each verb reports errors (man pages):
  *      ibv_query_device, ibv_query_port, ibv_query_device_ex,
@@ -24,7 +24,6 @@
 #include "common.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 
 static void strings(void)
 {
@@ -65,30 +64,22 @@ static void rates(void)
 
 static void device_list(void)
 {
-	struct stat st;
 	struct ibv_device **l;
 	int n = -1, i;
 
+	/* Both libraries must agree: NULL with ENOSYS when the kernel has no
+	 * uverbs class, else a NULL-terminated list of the supported devices. */
 	errno = 0;
 	l = ibv_get_device_list(&n);
-	if (!ctest_ours()) {
-		ctest_impl_line("ibv_get_device_list: %s, n=%d, errno=%d", l ? "list" : "NULL", n,
-				l ? 0 : errno);
-		if (l)
-			ibv_free_device_list(l);
+	if (!l) {
+		printf("ibv_get_device_list: NULL, n=%d, errno=%d\n", n, errno);
 		return;
 	}
-	CHECK(l != NULL, "errno %d", errno);
-	if (!l)
-		return;
 	CHECK(n >= 0, "n=%d", n);
 	for (i = 0; i < n; i++)
 		CHECK(l[i] != NULL, "entry %d of %d is NULL", i, n);
 	CHECK(l[n > 0 ? n : 0] == NULL, "no NULL terminator");
-	if (stat("/sys/class/infiniband_verbs", &st) != 0)
-		CHECK(n == 0, "n=%d without /sys/class/infiniband_verbs", n);
-	ctest_impl_line("ibv_get_device_list: list, n=%d, terminator %s", n,
-			l[n > 0 ? n : 0] ? "missing" : "NULL");
+	printf("ibv_get_device_list: list, n=%d\n", n);
 	ibv_free_device_list(l);
 	/* NULL for num is allowed */
 	l = ibv_get_device_list(NULL);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host-side C tests (`make c-test`); no RDMA device needed.
 #
-# CONVENTION for test programs: every c-tests/**/*.c file is one test program.
+# CONVENTION for test programs: every c-tests/**/*.c file is one test program,
+# except c-tests/inline/, the differential test of the header inlines (its own diff.sh).
 #  - It includes "common.h" (c-tests/ is on the include path), calls ctest_init()
 #    first in main() and returns ctest_finish(). ctest_init() checks at run time
 #    that the libibverbs serving the process is the expected one (env
@@ -107,7 +108,7 @@ runtest() {
 	fi
 }
 
-mapfile -t tests < <(find c-tests -name '*.c' -type f | sort)
+mapfile -t tests < <(find c-tests -name '*.c' -type f -not -path 'c-tests/inline/*' | sort)
 for src in "${tests[@]}"; do
 	name=${src#c-tests/}
 	name=${name%.c}

@@ -280,5 +280,7 @@ pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
         return Err(Errno::EINVAL);
     }
     // SAFETY: per this function's contract.
-    unsafe { std::ffi::CStr::from_ptr(p) }.to_str().map_err(|_| Errno::EINVAL)
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| Errno::EINVAL)
 }

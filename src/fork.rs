@@ -111,11 +111,12 @@ impl Ranges {
     fn merge(&mut self) {
         let mut merged: BTreeMap<usize, (usize, u32)> = BTreeMap::new();
         for (&s, &(e, n)) in &self.map {
-            if let Some((_, last)) = merged.iter_mut().next_back() {
-                if last.0 == s && last.1 == n {
-                    last.0 = e;
-                    continue;
-                }
+            if let Some((_, last)) = merged.iter_mut().next_back()
+                && last.0 == s
+                && last.1 == n
+            {
+                last.0 = e;
+                continue;
             }
             merged.insert(s, (e, n));
         }

@@ -79,6 +79,7 @@ pub fn retire_if<T: CObject>(
 }
 
 /// How many objects C holds now (for leak tests).
+#[allow(dead_code)]
 pub fn live_count() -> usize {
     REGISTRY
         .read()

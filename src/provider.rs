@@ -30,5 +30,8 @@ pub trait Provider: Sync {
 static PROVIDERS: &[&dyn Provider] = &[];
 
 pub fn for_device(dev: &SysfsDevice, driver_id: Option<u32>) -> Option<&'static dyn Provider> {
-    PROVIDERS.iter().copied().find(|p| p.matches(dev, driver_id))
+    PROVIDERS
+        .iter()
+        .copied()
+        .find(|p| p.matches(dev, driver_id))
 }

@@ -404,8 +404,12 @@ static inline int ___ibv_query_port(struct ibv_context *context,
 				    uint8_t port_num,
 				    struct ibv_port_attr *port_attr)
 {
-	struct verbs_context *vctx = verbs_get_ctx_op(context, query_port);
+	struct verbs_context *vctx;
 
+	/* rdma-core would crash on these; a clear error is cheap here. */
+	if (context == NULL || port_attr == NULL)
+		return EINVAL;
+	vctx = verbs_get_ctx_op(context, query_port);
 	if (vctx)
 		return vctx->query_port(context, port_num, port_attr,
 					sizeof(*port_attr));
@@ -449,6 +453,9 @@ ibv_query_device_ex(struct ibv_context *context,
 	int rc;
 
 	if (input != NULL && input->comp_mask != 0)
+		return EINVAL;
+	/* rdma-core would crash on these; a clear error is cheap here. */
+	if (context == NULL || attr == NULL)
 		return EINVAL;
 
 	vctx = verbs_get_ctx_op(context, query_device_ex);

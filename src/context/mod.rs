@@ -40,7 +40,11 @@ impl CObject for Context {
 
 impl Context {
     pub fn new(c: verbs_context, device: Arc<Device>, ops: Box<dyn ContextOps>) -> Context {
-        Context { c: UnsafeCell::new(c), device, ops }
+        Context {
+            c: UnsafeCell::new(c),
+            device,
+            ops,
+        }
     }
 
     /// The verbs_context C sees, for the provider to fill.

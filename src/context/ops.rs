@@ -20,7 +20,13 @@ pub trait ContextOps: Send + Sync {
         Err(NO)
     }
     /// One GID table entry; ENODATA for an empty slot.
-    fn query_gid_ex(&self, ctx: &Context, port: u32, index: u32, flags: u32) -> Result<ibv_gid_entry> {
+    fn query_gid_ex(
+        &self,
+        ctx: &Context,
+        port: u32,
+        index: u32,
+        flags: u32,
+    ) -> Result<ibv_gid_entry> {
         Err(NO)
     }
     /// The valid GID entries of all ports, at most `max`.
@@ -39,13 +45,36 @@ pub trait ContextOps: Send + Sync {
     fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
         Err(NO)
     }
-    fn reg_mr(&self, pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, access: u32) -> Result<Arc<Mr>> {
+    fn reg_mr(
+        &self,
+        pd: &Arc<Pd>,
+        addr: usize,
+        len: usize,
+        iova: u64,
+        access: u32,
+    ) -> Result<Arc<Mr>> {
         Err(NO)
     }
-    fn reg_dmabuf_mr(&self, pd: &Arc<Pd>, offset: u64, len: usize, iova: u64, fd: c_int, access: u32) -> Result<Arc<Mr>> {
+    fn reg_dmabuf_mr(
+        &self,
+        pd: &Arc<Pd>,
+        offset: u64,
+        len: usize,
+        iova: u64,
+        fd: c_int,
+        access: u32,
+    ) -> Result<Arc<Mr>> {
         Err(NO)
     }
-    fn rereg_mr(&self, mr: &Mr, flags: c_int, pd: Option<&Arc<Pd>>, addr: usize, len: usize, access: c_int) -> Result<()> {
+    fn rereg_mr(
+        &self,
+        mr: &Mr,
+        flags: c_int,
+        pd: Option<&Arc<Pd>>,
+        addr: usize,
+        len: usize,
+        access: c_int,
+    ) -> Result<()> {
         Err(NO)
     }
     fn dereg_mr(&self, mr: &Mr) -> Result<()> {
@@ -83,7 +112,13 @@ pub trait ContextOps: Send + Sync {
     fn modify_qp(&self, qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         Err(NO)
     }
-    fn query_qp(&self, qp: &Qp, attr: &mut ibv_qp_attr, mask: c_int, init: &mut ibv_qp_init_attr) -> Result<()> {
+    fn query_qp(
+        &self,
+        qp: &Qp,
+        attr: &mut ibv_qp_attr,
+        mask: c_int,
+        init: &mut ibv_qp_init_attr,
+    ) -> Result<()> {
         Err(NO)
     }
     fn destroy_qp(&self, qp: &Qp) -> Result<()> {
@@ -135,10 +170,23 @@ pub trait ContextOps: Send + Sync {
     fn qp_ex(&self, qp: &Qp) -> Option<*mut ibv_qp_ex> {
         None
     }
-    fn init_ah_from_wc(&self, ctx: &Context, port: u8, wc: &ibv_wc, grh: *const ibv_grh, ah_attr: &mut ibv_ah_attr) -> Result<()> {
+    fn init_ah_from_wc(
+        &self,
+        ctx: &Context,
+        port: u8,
+        wc: &ibv_wc,
+        grh: *const ibv_grh,
+        ah_attr: &mut ibv_ah_attr,
+    ) -> Result<()> {
         Err(NO)
     }
-    fn resolve_eth_l2_from_gid(&self, ctx: &Context, attr: &ibv_ah_attr, eth_mac: &mut [u8; 6], vid: &mut u16) -> Result<()> {
+    fn resolve_eth_l2_from_gid(
+        &self,
+        ctx: &Context,
+        attr: &ibv_ah_attr,
+        eth_mac: &mut [u8; 6],
+        vid: &mut u16,
+    ) -> Result<()> {
         Err(NO)
     }
     fn close(&self, ctx: &Context) -> Result<()> {

@@ -62,7 +62,9 @@ impl DeviceList {
         let mut arr: Box<[usize]> = devs.iter().map(|d| d.c_ptr() as usize).chain([0]).collect();
         let p = arr.as_mut_ptr().cast();
         let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
-        lists.get_or_insert_with(HashMap::new).insert(p as usize, arr);
+        lists
+            .get_or_insert_with(HashMap::new)
+            .insert(p as usize, arr);
         p
     }
 

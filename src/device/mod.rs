@@ -44,9 +44,9 @@ pub fn copy_c_str(dst: &mut [c_char], s: &str) {
 
 fn transport_of(node_type: i32) -> ibv_transport_type {
     match ibv_node_type(node_type) {
-        ibv_node_type::IBV_NODE_CA | ibv_node_type::IBV_NODE_SWITCH | ibv_node_type::IBV_NODE_ROUTER => {
-            ibv_transport_type::IBV_TRANSPORT_IB
-        }
+        ibv_node_type::IBV_NODE_CA
+        | ibv_node_type::IBV_NODE_SWITCH
+        | ibv_node_type::IBV_NODE_ROUTER => ibv_transport_type::IBV_TRANSPORT_IB,
         ibv_node_type::IBV_NODE_RNIC => ibv_transport_type::IBV_TRANSPORT_IWARP,
         ibv_node_type::IBV_NODE_USNIC => ibv_transport_type::IBV_TRANSPORT_USNIC,
         ibv_node_type::IBV_NODE_USNIC_UDP => ibv_transport_type::IBV_TRANSPORT_USNIC_UDP,
@@ -65,7 +65,11 @@ impl Device {
         copy_c_str(&mut c.dev_name, &sysfs.uverbs_name);
         copy_c_str(&mut c.dev_path, &sysfs.uverbs_path.to_string_lossy());
         copy_c_str(&mut c.ibdev_path, &sysfs.ibdev_path.to_string_lossy());
-        Device { c: UnsafeCell::new(c), sysfs, provider }
+        Device {
+            c: UnsafeCell::new(c),
+            sysfs,
+            provider,
+        }
     }
 
     /// The ibv_device C sees; never written after `new`.

@@ -35,7 +35,8 @@ pub fn sysfs_path_c() -> &'static std::ffi::CStr {
     static C: OnceLock<std::ffi::CString> = OnceLock::new();
     C.get_or_init(|| {
         use std::os::unix::ffi::OsStrExt;
-        std::ffi::CString::new(sysfs_path().as_os_str().as_bytes()).unwrap_or_else(|_| c"/sys".into())
+        std::ffi::CString::new(sysfs_path().as_os_str().as_bytes())
+            .unwrap_or_else(|_| c"/sys".into())
     })
 }
 

@@ -7,7 +7,9 @@ use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
+pub unsafe extern "C" fn ibv_create_comp_channel(
+    context: *mut ibv_context,
+) -> *mut ibv_comp_channel {
     entry!(ptr, ibv_create_comp_channel(context) {
         let ctx = object::lookup::<Context>(context)?;
         Ok(object::publish(ctx.ops.create_comp_channel(&ctx)?))
@@ -77,4 +79,3 @@ pub unsafe extern "C" fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
         }
     })
 }
-

@@ -7,7 +7,10 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+pub unsafe extern "C" fn ibv_get_async_event(
+    context: *mut ibv_context,
+    event: *mut ibv_async_event,
+) -> c_int {
     entry!(minus_one, ibv_get_async_event(context, event) {
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's out-parameter.

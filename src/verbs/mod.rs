@@ -1,6 +1,12 @@
 //! The exported C functions, one file per object they act on. They only check
 //! and convert; the logic lives in safe modules.
+//!
+//! # Safety
+//! Each function's contract is its libibverbs man page: non-NULL pointers must
+//! be valid for what the verb reads or writes. NULL and pointers to objects
+//! that are not (or no longer) ours are checked and give EINVAL.
 #![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
 
 pub mod ah;
 pub mod compat;

@@ -36,14 +36,28 @@ pub unsafe extern "C" fn ibv_unimport_pd(pd: *mut ibv_pd) {
     })
 }
 
-fn reg(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, access: c_uint) -> Result<*mut ibv_mr> {
+fn reg(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    iova: u64,
+    access: c_uint,
+) -> Result<*mut ibv_mr> {
     let pd = object::lookup::<Pd>(pd)?;
-    let mr = pd.ctx.ops.reg_mr(&pd, addr as usize, length, iova, access)?;
+    let mr = pd
+        .ctx
+        .ops
+        .reg_mr(&pd, addr as usize, length, iova, access)?;
     Ok(object::publish(mr))
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr {
+pub unsafe extern "C" fn ibv_reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    access: c_int,
+) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr(pd, addr, length, access) {
         reg(pd, addr, length, addr as u64, access as c_uint)
     })

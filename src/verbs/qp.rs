@@ -7,7 +7,10 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_create_qp(pd: *mut ibv_pd, qp_init_attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+pub unsafe extern "C" fn ibv_create_qp(
+    pd: *mut ibv_pd,
+    qp_init_attr: *mut ibv_qp_init_attr,
+) -> *mut ibv_qp {
     entry!(ptr, ibv_create_qp(pd, qp_init_attr) {
         let pd = object::lookup::<Pd>(pd)?;
         // SAFETY: the caller's attributes; capacities are written back.
@@ -17,7 +20,11 @@ pub unsafe extern "C" fn ibv_create_qp(pd: *mut ibv_pd, qp_init_attr: *mut ibv_q
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
+pub unsafe extern "C" fn ibv_modify_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    attr_mask: c_int,
+) -> c_int {
     entry!(errno, ibv_modify_qp(qp, attr, attr_mask) {
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's attributes.
@@ -60,7 +67,11 @@ pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
 /// Which of `flags`' in-order guarantees hold for `op` on this QP; 0 when the
 /// provider cannot tell.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_query_qp_data_in_order(qp: *mut ibv_qp, op: ibv_wr_opcode, flags: u32) -> c_int {
+pub unsafe extern "C" fn ibv_query_qp_data_in_order(
+    qp: *mut ibv_qp,
+    op: ibv_wr_opcode,
+    flags: u32,
+) -> c_int {
     entry!(value(0), ibv_query_qp_data_in_order(qp, op, flags) {
         match object::lookup::<Qp>(qp) {
             Ok(qp) => qp.ctx.ops.query_qp_data_in_order(&qp, op, flags),

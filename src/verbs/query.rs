@@ -12,7 +12,10 @@ fn context(p: *mut ibv_context) -> Result<Arc<Context>> {
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_query_device(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int {
+pub unsafe extern "C" fn ibv_query_device(
+    context: *mut ibv_context,
+    device_attr: *mut ibv_device_attr,
+) -> c_int {
     entry!(errno, ibv_query_device(context, device_attr) {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
@@ -32,10 +35,8 @@ pub unsafe extern "C" fn ibv_query_device_ex(
     entry!(errno, ibv_query_device_ex(context, input, attr) {
         let ctx = self::context(context)?;
         // SAFETY: optional input from the caller.
-        if let Some(i) = unsafe { input.as_ref() } {
-            if i.comp_mask != 0 {
-                return Err(Errno::EINVAL);
-            }
+        if unsafe { input.as_ref() }.is_some_and(|i| i.comp_mask != 0) {
+            return Err(Errno::EINVAL);
         }
         // SAFETY: caller's out-parameter.
         let attr = unsafe { arg_mut(attr)? };
@@ -143,7 +144,11 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
         Ok(table.len().min(max_entries) as c_int)
     });
     // This one reports failure as a negative errno.
-    if r < 0 { -(crate::entry::Errno::last().0 as isize) } else { r as isize }
+    if r < 0 {
+        -(crate::entry::Errno::last().0 as isize)
+    } else {
+        r as isize
+    }
 }
 
 /// Not in verbs.h: rdma-core's private helper that librdmacm links against.
@@ -182,7 +187,11 @@ pub unsafe extern "C" fn ibv_query_pkey(
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_get_pkey_index(context: *mut ibv_context, port_num: u8, pkey: __be16) -> c_int {
+pub unsafe extern "C" fn ibv_get_pkey_index(
+    context: *mut ibv_context,
+    port_num: u8,
+    pkey: __be16,
+) -> c_int {
     entry!(minus_one, ibv_get_pkey_index(context, port_num, pkey) {
         let ctx = self::context(context)?;
         let want = u16::from_be(pkey);
@@ -194,4 +203,3 @@ pub unsafe extern "C" fn ibv_get_pkey_index(context: *mut ibv_context, port_num:
         Err(Errno::ENOENT)
     })
 }
-

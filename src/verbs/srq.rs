@@ -7,7 +7,10 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+pub unsafe extern "C" fn ibv_create_srq(
+    pd: *mut ibv_pd,
+    srq_init_attr: *mut ibv_srq_init_attr,
+) -> *mut ibv_srq {
     entry!(ptr, ibv_create_srq(pd, srq_init_attr) {
         let pd = object::lookup::<Pd>(pd)?;
         // SAFETY: the caller's attributes; limits are written back.
@@ -17,7 +20,11 @@ pub unsafe extern "C" fn ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_modify_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr, srq_attr_mask: c_int) -> c_int {
+pub unsafe extern "C" fn ibv_modify_srq(
+    srq: *mut ibv_srq,
+    srq_attr: *mut ibv_srq_attr,
+    srq_attr_mask: c_int,
+) -> c_int {
     entry!(errno, ibv_modify_srq(srq, srq_attr, srq_attr_mask) {
         let srq = object::lookup::<Srq>(srq)?;
         // SAFETY: the caller's input.

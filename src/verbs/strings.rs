@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_int};
 #[unsafe(no_mangle)]
 pub extern "C" fn ibv_node_type_str(node_type: ibv_node_type) -> *const c_char {
     entry!(value(c"unknown".as_ptr()), ibv_node_type_str(node_type) {
-        enum_str::node_type(node_type.0 as i32).as_ptr()
+        enum_str::node_type(node_type.0).as_ptr()
     })
 }
 
