@@ -10,6 +10,9 @@
 #[allow(unused_macros)]
 pub mod entry;
 pub mod abi;
+/// cbindgen:ignore
+#[path = "../providers/mod.rs"]
+pub mod providers;
 pub mod sysfs;
 pub mod uverbs;
 pub mod verbs;
