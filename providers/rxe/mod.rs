@@ -3,3 +3,4 @@
 //! and read there directly, the kernel is only rung as a doorbell.
 
 pub mod mmap;
+pub mod queue;
