@@ -4,3 +4,4 @@
 
 pub mod mmap;
 pub mod queue;
+pub mod wqe;
