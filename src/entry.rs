@@ -217,38 +217,6 @@ macro_rules! entry {
     }};
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::ffi::c_void;
-
-    fn fails(x: c_int) -> c_int {
-        entry!(errno, fails(x) {
-            if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
-        })
-    }
-
-    fn panics(p: *mut c_void) -> *mut c_void {
-        entry!(ptr, panics(p) {
-            if p.is_null() { panic!("boom") }
-            Ok(p)
-        })
-    }
-
-    #[test]
-    fn errno_convention() {
-        assert_eq!(fails(1), 0);
-        assert_eq!(fails(-1), libc::EINVAL);
-        assert_eq!(errno_now(), libc::EINVAL);
-    }
-
-    #[test]
-    fn panic_becomes_null_and_errno() {
-        let r = panics(std::ptr::null_mut());
-        assert!(r.is_null());
-        assert_eq!(errno_now(), PANIC_ERRNO.0);
-    }
-}
 
 // ---- argument validators ----------------------------------------------------------
 
@@ -283,4 +251,37 @@ pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
     unsafe { std::ffi::CStr::from_ptr(p) }
         .to_str()
         .map_err(|_| Errno::EINVAL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::c_void;
+
+    fn fails(x: c_int) -> c_int {
+        entry!(errno, fails(x) {
+            if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
+        })
+    }
+
+    fn panics(p: *mut c_void) -> *mut c_void {
+        entry!(ptr, panics(p) {
+            if p.is_null() { panic!("boom") }
+            Ok(p)
+        })
+    }
+
+    #[test]
+    fn errno_convention() {
+        assert_eq!(fails(1), 0);
+        assert_eq!(fails(-1), libc::EINVAL);
+        assert_eq!(errno_now(), libc::EINVAL);
+    }
+
+    #[test]
+    fn panic_becomes_null_and_errno() {
+        let r = panics(std::ptr::null_mut());
+        assert!(r.is_null());
+        assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
 }

@@ -19,6 +19,9 @@ pub mod netlink;
 /// cbindgen:ignore
 pub mod provider;
 /// cbindgen:ignore
+#[path = "../providers/mod.rs"]
+pub mod providers;
+/// cbindgen:ignore
 pub mod sysfs;
 /// cbindgen:ignore
 pub mod uverbs;

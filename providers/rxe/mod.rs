@@ -1,0 +1,7 @@
+//! rxe (Soft-RoCE): the kernel exports each CQ, QP and SRQ as a ring buffer the
+//! library mmaps from the uverbs fd; work requests and completions are written
+//! and read there directly, the kernel is only rung as a doorbell.
+
+pub mod mmap;
+pub mod queue;
+pub mod wqe;

@@ -1,0 +1,327 @@
+//! The rxe ring buffer shared with the kernel (`struct rxe_queue_buf`).
+//!
+//! Layout (see `uverbs::rxe::queue_buf`): `log2_elem_size` and `index_mask` at
+//! the start, the producer and consumer indices on cache lines of their own,
+//! then `index_mask + 1` slots of `1 << log2_elem_size` bytes. A ring is empty
+//! when the indices are equal and full when `producer + 1 == consumer`, so it
+//! holds one element less than it has slots.
+//!
+//! Each side owns one index: user space produces on the SQ, RQ and SRQ and
+//! consumes on the CQ. We load the kernel's index with acquire (its slot writes
+//! or reads happen-before) and store ours with release after touching the
+//! slot. Kernels 6.1 through 6.12 share this header layout and protocol: they
+//! keep a private copy of their own index, mirror it into the header with a
+//! store-release, and read (and mask) ours with a load-acquire.
+//!
+//! There is no lock here: mutating calls take `&mut self`, so the owner of a
+//! queue (one per SQ, RQ, SRQ or CQ) serialises its producers or consumers
+//! with its own lock, as rdma-core does with a spinlock per queue.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::mmap::Mmap;
+use crate::entry::{Errno, Result};
+use crate::uverbs::rxe::queue_buf;
+
+/// The mapping plus the geometry read once from its header and checked
+/// against the mapping size, so later header writes cannot move us out of
+/// bounds.
+#[derive(Debug)]
+struct Ring {
+    map: Mmap,
+    log2_elem_size: u32,
+    mask: u32,
+}
+
+impl Ring {
+    fn new(map: Mmap, min_elem_size: usize) -> Result<Ring> {
+        let word = |off| {
+            map.atomic_u32(off)
+                .map(|a| a.load(Ordering::Acquire))
+                .ok_or(Errno::EINVAL)
+        };
+        let log2_elem_size = word(queue_buf::LOG2_ELEM_SIZE)?;
+        let mask = word(queue_buf::INDEX_MASK)?;
+        let slots = u64::from(mask) + 1;
+        let bytes = (log2_elem_size < 32)
+            .then(|| slots << log2_elem_size)
+            .ok_or(Errno::EINVAL)?;
+        let fits = (queue_buf::DATA as u64)
+            .checked_add(bytes)
+            .is_some_and(|end| end <= map.len() as u64);
+        if !slots.is_power_of_two() || !fits || (1usize << log2_elem_size) < min_elem_size {
+            return Err(Errno::EINVAL);
+        }
+        Ok(Ring {
+            map,
+            log2_elem_size,
+            mask,
+        })
+    }
+
+    fn word(&self, off: usize) -> &AtomicU32 {
+        // Checked in `new`: the header lies inside the mapping.
+        self.map
+            .atomic_u32(off)
+            .expect("rxe queue header in bounds")
+    }
+
+    fn producer(&self) -> &AtomicU32 {
+        self.word(queue_buf::PRODUCER_INDEX)
+    }
+
+    fn consumer(&self) -> &AtomicU32 {
+        self.word(queue_buf::CONSUMER_INDEX)
+    }
+
+    fn elem_size(&self) -> usize {
+        1 << self.log2_elem_size
+    }
+
+    fn next(&self, index: u32) -> u32 {
+        index.wrapping_add(1) & self.mask
+    }
+
+    /// Elements from `from` up to (excluding) `to`, modulo the ring.
+    fn distance(&self, from: u32, to: u32) -> u32 {
+        to.wrapping_sub(from) & self.mask
+    }
+
+    fn slot_off(&self, index: u32) -> usize {
+        queue_buf::DATA + (((index & self.mask) as usize) << self.log2_elem_size)
+    }
+
+    fn slot(&self, index: u32) -> &[u8] {
+        let off = self.slot_off(index);
+        self.map
+            .bytes(off, self.elem_size())
+            .expect("slot in bounds")
+    }
+
+    fn slot_mut(&mut self, index: u32) -> &mut [u8] {
+        let (off, len) = (self.slot_off(index), self.elem_size());
+        self.map.bytes_mut(off, len).expect("slot in bounds")
+    }
+}
+
+/// A ring user space produces into: the send queue, receive queue or SRQ.
+#[derive(Debug)]
+pub struct ProducerQueue {
+    ring: Ring,
+}
+
+impl ProducerQueue {
+    /// Wraps a mapped queue; `EINVAL` if its header does not fit the mapping
+    /// or its elements are smaller than `min_elem_size`.
+    pub fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
+        Ok(ProducerQueue {
+            ring: Ring::new(map, min_elem_size)?,
+        })
+    }
+
+    /// Switches to the mapping the kernel returned for a resized queue (SRQ
+    /// resize). On error the old mapping stays, but the kernel no longer reads
+    /// it, so the caller must stop using this queue.
+    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<()> {
+        self.ring = Ring::new(map, min_elem_size)?;
+        Ok(())
+    }
+
+    pub fn elem_size(&self) -> usize {
+        self.ring.elem_size()
+    }
+
+    pub fn num_slots(&self) -> u32 {
+        self.ring.mask + 1
+    }
+
+    /// Our index (only we write it, hence relaxed), masked in case the header
+    /// was scribbled on.
+    pub fn producer_index(&self) -> u32 {
+        self.ring.producer().load(Ordering::Relaxed) & self.ring.mask
+    }
+
+    /// The kernel's index; acquire so that its reads of the slots it has
+    /// released are over before we reuse them.
+    pub fn consumer_index(&self) -> u32 {
+        self.ring.consumer().load(Ordering::Acquire) & self.ring.mask
+    }
+
+    /// Posted elements the kernel has not consumed yet.
+    pub fn len(&self) -> u32 {
+        self.ring
+            .distance(self.consumer_index(), self.producer_index())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn full(&self) -> bool {
+        let prod = self.producer_index();
+        self.consumer_index() == self.ring.next(prod)
+    }
+
+    /// The slot at the producer index. It is never one the kernel reads, even
+    /// when the ring is full (then it is the gap before the consumer).
+    pub fn producer_slot(&mut self) -> &mut [u8] {
+        let prod = self.producer_index();
+        self.ring.slot_mut(prod)
+    }
+
+    /// Publishes the producer slot: `ENOMEM` (what rdma-core's rxe returns)
+    /// if the ring is full.
+    pub fn advance_producer(&mut self) -> Result<()> {
+        if self.full() {
+            return Err(Errno::ENOMEM);
+        }
+        let next = self.ring.next(self.producer_index());
+        // Release: the slot contents are visible to the kernel before the index.
+        self.ring.producer().store(next, Ordering::Release);
+        Ok(())
+    }
+
+    /// Writes the producer slot with `fill` and publishes it if `fill`
+    /// succeeds. As in rdma-core's post_send, a bad request is reported
+    /// before a full ring (the slot written is never the kernel's).
+    pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
+        fill(self.producer_slot())?;
+        self.advance_producer()
+    }
+
+    /// The free slot at `index`, for batching several elements before one
+    /// `publish_producer` (the `ibv_wr_*` API). `ENOSPC` if the slot is not
+    /// free (it would be the gap slot or one the kernel owns). Until
+    /// published, `push_with` would reuse the batch's first slot: hold the
+    /// queue's lock from the first write to `publish_producer`.
+    pub fn slot_mut(&mut self, index: u32) -> Result<&mut [u8]> {
+        let prod = self.producer_index();
+        let free = self.ring.mask - self.len();
+        if self.ring.distance(prod, index) >= free || index > self.ring.mask {
+            return Err(Errno(libc::ENOSPC));
+        }
+        Ok(self.ring.slot_mut(index))
+    }
+
+    /// The index after `index`, wrapped.
+    pub fn next_index(&self, index: u32) -> u32 {
+        self.ring.next(index)
+    }
+
+    /// Publishes every slot up to (excluding) `index`, written through
+    /// `slot_mut`. `EINVAL` if that would pass the free space.
+    pub fn publish_producer(&mut self, index: u32) -> Result<()> {
+        let prod = self.producer_index();
+        let free = self.ring.mask - self.len();
+        if self.ring.distance(prod, index) > free || index > self.ring.mask {
+            return Err(Errno::EINVAL);
+        }
+        self.ring.producer().store(index, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// A ring user space consumes from: the completion queue.
+#[derive(Debug)]
+pub struct ConsumerQueue {
+    ring: Ring,
+}
+
+impl ConsumerQueue {
+    /// As [`ProducerQueue::new`].
+    pub fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
+        Ok(ConsumerQueue {
+            ring: Ring::new(map, min_elem_size)?,
+        })
+    }
+
+    /// Switches to the mapping returned by a CQ resize. The kernel has copied
+    /// the pending completions into it and set its indices; the old mapping is
+    /// unmapped. On error the caller must stop using this queue.
+    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<()> {
+        self.ring = Ring::new(map, min_elem_size)?;
+        Ok(())
+    }
+
+    pub fn elem_size(&self) -> usize {
+        self.ring.elem_size()
+    }
+
+    pub fn num_slots(&self) -> u32 {
+        self.ring.mask + 1
+    }
+
+    /// The kernel's index; acquire so the completions before it are visible.
+    pub fn producer_index(&self) -> u32 {
+        self.ring.producer().load(Ordering::Acquire) & self.ring.mask
+    }
+
+    /// Our index (only we write it).
+    pub fn consumer_index(&self) -> u32 {
+        self.ring.consumer().load(Ordering::Relaxed) & self.ring.mask
+    }
+
+    /// Completions waiting.
+    pub fn len(&self) -> u32 {
+        let cons = self.consumer_index();
+        self.ring.distance(cons, self.producer_index())
+    }
+
+    pub fn empty(&self) -> bool {
+        self.producer_index() == self.consumer_index()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.empty()
+    }
+
+    /// The oldest completion, `None` if there is none.
+    pub fn consumer_slot(&self) -> Option<&[u8]> {
+        self.slot(self.consumer_index())
+    }
+
+    /// The completion at `index` if the kernel has produced it and we have not
+    /// consumed it (for `ibv_start_poll`/`ibv_next_poll`).
+    pub fn slot(&self, index: u32) -> Option<&[u8]> {
+        let cons = self.consumer_index();
+        (self.ring.distance(cons, index) < self.len()).then(|| self.ring.slot(index))
+    }
+
+    /// Releases the oldest completion to the kernel; `ENOENT` if empty.
+    pub fn advance_consumer(&mut self) -> Result<()> {
+        if self.empty() {
+            return Err(Errno::ENOENT);
+        }
+        let next = self.ring.next(self.consumer_index());
+        // Release: our reads of the slot are done before the kernel reuses it.
+        self.ring.consumer().store(next, Ordering::Release);
+        Ok(())
+    }
+
+    /// Reads the oldest completion with `read` and releases its slot.
+    pub fn pop_with<T>(&mut self, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        let v = read(self.consumer_slot()?);
+        self.advance_consumer().ok()?;
+        Some(v)
+    }
+
+    /// The index after `index`, wrapped.
+    pub fn next_index(&self, index: u32) -> u32 {
+        self.ring.next(index)
+    }
+
+    /// Releases every completion before `index` (read through `slot`).
+    /// `EINVAL` if that would pass the producer.
+    pub fn publish_consumer(&mut self, index: u32) -> Result<()> {
+        let cons = self.consumer_index();
+        if self.ring.distance(cons, index) > self.len() || index > self.ring.mask {
+            return Err(Errno::EINVAL);
+        }
+        self.ring.consumer().store(index, Ordering::Release);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "queue_tests.rs"]
+mod tests;

@@ -1,0 +1,594 @@
+//! The element formats of the rxe rings (`rdma_user_rxe.h`) and safe builders
+//! that encode a work request into a ring slot or decode a completion.
+//!
+//! Sizes and offsets below were measured with a C program compiled against
+//! the installed `rdma/rdma_user_rxe.h` and `rdma/ib_user_verbs.h`.
+
+use std::mem::{offset_of, size_of};
+
+use crate::entry::{Errno, Result};
+use crate::uverbs::Pod;
+
+/// A CQ element: `struct ib_uverbs_wc`.
+pub use crate::uverbs::cq::Wc as Cqe;
+/// `struct rxe_sge`, which has the layout of `ib_uverbs_sge` and `ibv_sge`.
+pub use crate::uverbs::post::Sge;
+
+/// A C struct without padding, encoded field by field in declaration order,
+/// which is its `#[repr(C)]` layout (checked by [`wire!`]). Safe code only.
+pub trait Wire: Copy + Default {
+    const SIZE: usize;
+    /// Writes `self` to the start of `out`; panics if `out` is shorter than `SIZE`.
+    fn put(&self, out: &mut [u8]);
+    /// Reads a value from the start of `b`; panics if `b` is shorter than `SIZE`.
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! wire_int {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn put(&self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(&self.to_ne_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_ne_bytes(b[..Self::SIZE].try_into().expect("length"))
+            }
+        }
+    )*};
+}
+wire_int!(u8, u16, u32, u64);
+
+impl<T: Wire, const N: usize> Wire for [T; N]
+where
+    [T; N]: Default,
+{
+    const SIZE: usize = N * T::SIZE;
+    fn put(&self, out: &mut [u8]) {
+        for (v, o) in self.iter().zip(out[..Self::SIZE].chunks_exact_mut(T::SIZE)) {
+            v.put(o);
+        }
+    }
+    fn get(b: &[u8]) -> Self {
+        let mut a = Self::default();
+        for (v, c) in a.iter_mut().zip(b[..Self::SIZE].chunks_exact(T::SIZE)) {
+            *v = T::get(c);
+        }
+        a
+    }
+}
+
+/// The kernel structs shared with `uverbs` are `Pod`: copy their bytes.
+macro_rules! wire_pod {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn put(&self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(self.as_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_prefix(&b[..Self::SIZE])
+            }
+        }
+    )*};
+}
+wire_pod!(Sge, Cqe);
+
+/// Declares a `#[repr(C)]` struct with its C size checked and no implicit
+/// padding (the field sizes add up), and implements [`Wire`] for it.
+macro_rules! wire {
+    ($(#[$m:meta])* pub struct $name:ident = $size:literal { $(pub $f:ident: $t:ty,)* }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name {
+            $(pub $f: $t,)*
+        }
+
+        const _: () = {
+            assert!(size_of::<$name>() == $size, "size differs from the C header");
+            assert!(<$name as Wire>::SIZE == $size, "implicit padding");
+        };
+
+        impl Wire for $name {
+            const SIZE: usize = 0 $(+ <$t as Wire>::SIZE)*;
+            #[allow(unused_assignments)]
+            fn put(&self, out: &mut [u8]) {
+                let mut at = 0;
+                $(self.$f.put(&mut out[at..]); at += <$t as Wire>::SIZE;)*
+            }
+            #[allow(unused_assignments)]
+            fn get(b: &[u8]) -> Self {
+                let mut at = 0;
+                $(let $f = <$t as Wire>::get(&b[at..]); at += <$t as Wire>::SIZE;)*
+                $name { $($f,)* }
+            }
+        }
+    };
+}
+
+/// `enum ib_uverbs_wr_opcode` (the same numbers as `ibv_wr_opcode`).
+pub mod opcode {
+    pub const RDMA_WRITE: u32 = 0;
+    pub const RDMA_WRITE_WITH_IMM: u32 = 1;
+    pub const SEND: u32 = 2;
+    pub const SEND_WITH_IMM: u32 = 3;
+    pub const RDMA_READ: u32 = 4;
+    pub const ATOMIC_CMP_AND_SWP: u32 = 5;
+    pub const ATOMIC_FETCH_AND_ADD: u32 = 6;
+    pub const LOCAL_INV: u32 = 7;
+    pub const BIND_MW: u32 = 8;
+    pub const SEND_WITH_INV: u32 = 9;
+}
+
+/// `IBV_SEND_INLINE`: the kernel reads the payload from the WQE itself.
+pub const SEND_INLINE: u32 = 1 << 3;
+
+wire! {
+    /// `wr.rdma` of `struct rxe_send_wr`.
+    pub struct Rdma = 16 {
+        pub remote_addr: u64,
+        pub rkey: u32,
+        pub reserved: u32,
+    }
+}
+
+wire! {
+    /// `wr.atomic` of `struct rxe_send_wr`.
+    pub struct Atomic = 32 {
+        pub remote_addr: u64,
+        pub compare_add: u64,
+        pub swap: u64,
+        pub rkey: u32,
+        pub reserved: u32,
+    }
+}
+
+wire! {
+    /// `struct rxe_global_route` (the layout of `ibv_global_route`); `pad` is
+    /// C's implicit tail padding.
+    pub struct GlobalRoute = 24 {
+        pub dgid: [u8; 16],
+        pub flow_label: u32,
+        pub sgid_index: u8,
+        pub hop_limit: u8,
+        pub traffic_class: u8,
+        pub pad: u8,
+    }
+}
+
+wire! {
+    /// `struct rxe_av`; the address unions (`sockaddr_in` or `sockaddr_in6`)
+    /// are kept as bytes.
+    pub struct Av = 88 {
+        pub port_num: u8,
+        pub network_type: u8,
+        pub dmac: [u8; 6],
+        pub grh: GlobalRoute,
+        pub sgid_addr: [u8; 28],
+        pub dgid_addr: [u8; 28],
+    }
+}
+
+wire! {
+    /// `wr.ud` of `struct rxe_send_wr`.
+    pub struct Ud = 120 {
+        pub remote_qpn: u32,
+        pub remote_qkey: u32,
+        pub pkey_index: u16,
+        pub reserved: u16,
+        pub ah_num: u32,
+        pub pad: [u32; 4],
+        pub av: Av,
+    }
+}
+
+wire! {
+    /// `wr.mw` of `struct rxe_send_wr` (memory window bind).
+    pub struct Mw = 32 {
+        pub addr: u64,
+        pub length: u64,
+        pub mr_lkey: u32,
+        pub mw_rkey: u32,
+        pub rkey: u32,
+        pub access: u32,
+    }
+}
+
+wire! {
+    /// The `wr` union of `struct rxe_send_wr`, as raw 8-byte-aligned storage;
+    /// see [`WrUnion::of`] and [`WrUnion::get`].
+    pub struct WrUnion = 120 {
+        pub raw: [u64; 15],
+    }
+}
+
+impl WrUnion {
+    /// The union holding variant `v` (`Rdma`, `Atomic`, `Ud` or `Mw`).
+    pub fn of<T: Wire>(v: &T) -> WrUnion {
+        const { assert!(T::SIZE <= WrUnion::SIZE) };
+        let mut b = [0u8; WrUnion::SIZE];
+        v.put(&mut b);
+        WrUnion::get(&b)
+    }
+
+    /// The union read as variant `T`.
+    pub fn variant<T: Wire>(&self) -> T {
+        const { assert!(T::SIZE <= WrUnion::SIZE) };
+        let mut b = [0u8; WrUnion::SIZE];
+        self.put(&mut b);
+        T::get(&b)
+    }
+}
+
+wire! {
+    /// `struct rxe_send_wr`; `ex` is `imm_data` (big-endian, stored as given)
+    /// or `invalidate_rkey`.
+    pub struct SendWr = 144 {
+        pub wr_id: u64,
+        pub reserved: u32,
+        pub opcode: u32,
+        pub send_flags: u32,
+        pub ex: u32,
+        pub wr: WrUnion,
+    }
+}
+
+wire! {
+    /// `struct rxe_dma_info` without its trailing area (SGEs or inline data).
+    pub struct DmaInfo = 24 {
+        pub length: u32,
+        pub resid: u32,
+        pub cur_sge: u32,
+        pub num_sge: u32,
+        pub sge_offset: u32,
+        pub reserved: u32,
+    }
+}
+
+wire! {
+    /// `struct rxe_send_wqe`; the SGEs or inline data follow in the slot.
+    pub struct SendWqe = 208 {
+        pub wr: SendWr,
+        pub status: u32,
+        pub state: u32,
+        pub iova: u64,
+        pub mask: u32,
+        pub first_psn: u32,
+        pub last_psn: u32,
+        pub ack_length: u32,
+        pub ssn: u32,
+        pub has_rd_atomic: u32,
+        pub dma: DmaInfo,
+    }
+}
+
+wire! {
+    /// `struct rxe_recv_wqe`; the SGEs follow in the slot.
+    pub struct RecvWqe = 40 {
+        pub wr_id: u64,
+        pub reserved: u32,
+        pub padding: u32,
+        pub dma: DmaInfo,
+    }
+}
+
+// Offsets from the C headers (the sizes are checked by `kstruct!`).
+const _: () = {
+    assert!(offset_of!(GlobalRoute, flow_label) == 16 && offset_of!(GlobalRoute, pad) == 23);
+    assert!(offset_of!(Av, grh) == 8 && offset_of!(Av, sgid_addr) == 32);
+    assert!(offset_of!(Av, dgid_addr) == 60);
+    assert!(offset_of!(Ud, ah_num) == 12 && offset_of!(Ud, av) == 32);
+    assert!(offset_of!(Atomic, rkey) == 24 && offset_of!(Mw, access) == 28);
+    assert!(offset_of!(SendWr, opcode) == 12 && offset_of!(SendWr, ex) == 20);
+    assert!(offset_of!(SendWr, wr) == 24);
+    assert!(offset_of!(SendWqe, status) == 144 && offset_of!(SendWqe, iova) == 152);
+    assert!(offset_of!(SendWqe, ssn) == 176 && offset_of!(SendWqe, dma) == 184);
+    assert!(offset_of!(RecvWqe, dma) == 16);
+    assert!(size_of::<Sge>() == 16 && offset_of!(Sge, lkey) == 12);
+    assert!(size_of::<Cqe>() == 48 && offset_of!(Cqe, ex) == 24);
+    assert!(offset_of!(Cqe, pkey_index) == 40 && offset_of!(Cqe, sl) == 44);
+};
+
+/// Smallest slot each ring may have (`ProducerQueue::new`'s `min_elem_size`).
+pub const SEND_WQE_SIZE: usize = size_of::<SendWqe>();
+pub const RECV_WQE_SIZE: usize = size_of::<RecvWqe>();
+pub const CQE_SIZE: usize = size_of::<Cqe>();
+
+const AF_INET6: u16 = 10;
+
+impl Av {
+    /// The address vector old kernels (no `ah_num`) need in UD WQEs. The
+    /// network type follows the destination GID: IPv4 if it is v4-mapped.
+    pub fn new(port_num: u8, grh: GlobalRoute, sgid: [u8; 16], dmac: [u8; 6]) -> Av {
+        let v4 = is_v4_mapped(&grh.dgid);
+        Av {
+            port_num,
+            network_type: if v4 { 1 } else { 2 },
+            dmac,
+            grh,
+            sgid_addr: gid_to_sockaddr(&sgid),
+            dgid_addr: gid_to_sockaddr(&grh.dgid),
+        }
+    }
+}
+
+fn is_v4_mapped(gid: &[u8; 16]) -> bool {
+    gid[..10] == [0; 10] && gid[10..12] == [0xff, 0xff]
+}
+
+/// A GID as `sockaddr_in` (v4-mapped) or `sockaddr_in6`. Like rdma-core, the
+/// IPv4 form leaves `sin_family` 0: the kernel goes by `network_type`.
+fn gid_to_sockaddr(gid: &[u8; 16]) -> [u8; 28] {
+    let mut s = [0u8; 28];
+    if is_v4_mapped(gid) {
+        s[4..8].copy_from_slice(&gid[12..]);
+    } else {
+        s[..2].copy_from_slice(&AF_INET6.to_ne_bytes());
+        s[8..24].copy_from_slice(gid);
+    }
+    s
+}
+
+/// What a send work request does, with its opcode-specific fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendOp {
+    Send,
+    /// `imm_data` in network byte order, as in `ibv_send_wr`.
+    SendWithImm {
+        imm_data: u32,
+    },
+    SendWithInv {
+        invalidate_rkey: u32,
+    },
+    RdmaWrite {
+        remote_addr: u64,
+        rkey: u32,
+    },
+    RdmaWriteWithImm {
+        remote_addr: u64,
+        rkey: u32,
+        imm_data: u32,
+    },
+    RdmaRead {
+        remote_addr: u64,
+        rkey: u32,
+    },
+    AtomicCmpSwp {
+        remote_addr: u64,
+        rkey: u32,
+        compare: u64,
+        swap: u64,
+    },
+    AtomicFetchAdd {
+        remote_addr: u64,
+        rkey: u32,
+        add: u64,
+    },
+    LocalInv {
+        invalidate_rkey: u32,
+    },
+    BindMw(Mw),
+}
+
+/// The payload: a gather list, or bytes copied into the WQE (`IBV_SEND_INLINE`).
+#[derive(Clone, Copy, Debug)]
+pub enum Payload<'a> {
+    Sge(&'a [Sge]),
+    Inline(&'a [&'a [u8]]),
+}
+
+/// The destination of a send on a UD QP.
+#[derive(Clone, Copy, Debug)]
+pub struct UdDest<'a> {
+    pub remote_qpn: u32,
+    pub remote_qkey: u32,
+    /// The kernel's AH number; 0 on old kernels, which read `av` instead.
+    pub ah_num: u32,
+    pub av: Option<&'a Av>,
+}
+
+/// A send work request in rxe terms.
+#[derive(Clone, Copy, Debug)]
+pub struct SendReq<'a> {
+    pub wr_id: u64,
+    pub op: SendOp,
+    /// `IBV_SEND_*`; `SEND_INLINE` must agree with `payload`.
+    pub send_flags: u32,
+    pub payload: Payload<'a>,
+    /// Required for sends on UD QPs, refused otherwise.
+    pub ud: Option<UdDest<'a>>,
+    /// The QP's send sequence number for this WQE.
+    pub ssn: u32,
+}
+
+/// The send queue's limits as created (`max_send_sge`, `max_inline_data`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendLimits {
+    pub max_sge: u32,
+    pub max_inline: u32,
+}
+
+/// Total length of a gather list; `EINVAL` if it does not fit in 32 bits.
+fn sge_length(sges: &[Sge]) -> Result<u32> {
+    sges.iter()
+        .try_fold(0u32, |n, s| n.checked_add(s.length))
+        .ok_or(Errno::EINVAL)
+}
+
+/// The `wr` union, `ex`, opcode and `iova` of `op`.
+fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
+    let rdma = |remote_addr, rkey| {
+        let u = WrUnion::of(&Rdma {
+            remote_addr,
+            rkey,
+            reserved: 0,
+        });
+        (u, remote_addr)
+    };
+    let atomic = |remote_addr, rkey, compare_add, swap| {
+        let a = Atomic {
+            remote_addr,
+            compare_add,
+            swap,
+            rkey,
+            reserved: 0,
+        };
+        (WrUnion::of(&a), remote_addr)
+    };
+    let none = (WrUnion::default(), 0);
+    use opcode::*;
+    let (code, ex, (wr, iova)) = match *op {
+        SendOp::Send => (SEND, 0, none),
+        SendOp::SendWithImm { imm_data } => (SEND_WITH_IMM, imm_data, none),
+        SendOp::SendWithInv { invalidate_rkey } => (SEND_WITH_INV, invalidate_rkey, none),
+        SendOp::RdmaWrite { remote_addr, rkey } => (RDMA_WRITE, 0, rdma(remote_addr, rkey)),
+        SendOp::RdmaWriteWithImm {
+            remote_addr,
+            rkey,
+            imm_data,
+        } => (RDMA_WRITE_WITH_IMM, imm_data, rdma(remote_addr, rkey)),
+        SendOp::RdmaRead { remote_addr, rkey } => (RDMA_READ, 0, rdma(remote_addr, rkey)),
+        SendOp::AtomicCmpSwp {
+            remote_addr,
+            rkey,
+            compare,
+            swap,
+        } => (
+            ATOMIC_CMP_AND_SWP,
+            0,
+            atomic(remote_addr, rkey, compare, swap),
+        ),
+        SendOp::AtomicFetchAdd {
+            remote_addr,
+            rkey,
+            add,
+        } => (ATOMIC_FETCH_AND_ADD, 0, atomic(remote_addr, rkey, add, 0)),
+        SendOp::LocalInv { invalidate_rkey } => (LOCAL_INV, invalidate_rkey, none),
+        SendOp::BindMw(mw) => (BIND_MW, 0, (WrUnion::of(&mw), 0)),
+    };
+    (code, ex, wr, iova)
+}
+
+/// Encodes `req` into a send queue slot (`ProducerQueue::producer_slot`),
+/// zeroing the rest of it. Checks as rdma-core's rxe post_send does, with
+/// its errno (`EINVAL`): more SGEs than `max_sge`, more inline bytes than
+/// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
+/// beyond it, a request that does not fit the slot or mismatches UD.
+pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
+    let (num_sge, length, tail) = match req.payload {
+        Payload::Sge(s) => (s.len(), sge_length(s)?, size_of_val(s)),
+        Payload::Inline(b) => {
+            let n = b.iter().try_fold(0usize, |n, b| n.checked_add(b.len()));
+            let n = n.ok_or(Errno::EINVAL)?;
+            (b.len(), u32::try_from(n).map_err(|_| Errno::EINVAL)?, n)
+        }
+    };
+    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
+    let inline = matches!(req.payload, Payload::Inline(_));
+    if num_sge > lim.max_sge as usize
+        || (inline && length > lim.max_inline)
+        || (!inline && req.send_flags & SEND_INLINE != 0)
+        || tail > room
+    {
+        return Err(Errno::EINVAL);
+    }
+    let (code, ex, mut wr, iova) = encode_op(&req.op);
+    match req.op {
+        SendOp::AtomicCmpSwp { remote_addr, .. } | SendOp::AtomicFetchAdd { remote_addr, .. }
+            if length < 8 || remote_addr & 7 != 0 =>
+        {
+            return Err(Errno::EINVAL);
+        }
+        SendOp::BindMw(_) if num_sge != 0 || length != 0 => return Err(Errno::EINVAL),
+        _ => {}
+    }
+    if let Some(ud) = req.ud {
+        if !matches!(req.op, SendOp::Send | SendOp::SendWithImm { .. }) {
+            return Err(Errno::EINVAL);
+        }
+        let av = match (ud.ah_num, ud.av) {
+            (0, None) => return Err(Errno::EINVAL),
+            (0, Some(av)) => *av,
+            _ => Av::default(),
+        };
+        wr = WrUnion::of(&Ud {
+            remote_qpn: ud.remote_qpn,
+            remote_qkey: ud.remote_qkey,
+            ah_num: ud.ah_num,
+            av,
+            ..Ud::default()
+        });
+    }
+    let wqe = SendWqe {
+        wr: SendWr {
+            wr_id: req.wr_id,
+            opcode: code,
+            send_flags: req.send_flags | if inline { SEND_INLINE } else { 0 },
+            ex,
+            wr,
+            ..SendWr::default()
+        },
+        iova,
+        ssn: req.ssn,
+        dma: dma_info(length, num_sge),
+        ..SendWqe::default()
+    };
+    slot.fill(0);
+    wqe.put(slot);
+    let mut at = SEND_WQE_SIZE;
+    match req.payload {
+        Payload::Sge(sges) => write_sges(&mut slot[at..], sges),
+        Payload::Inline(bufs) => {
+            for b in bufs {
+                slot[at..at + b.len()].copy_from_slice(b);
+                at += b.len();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
+    DmaInfo {
+        length,
+        resid: length,
+        // Bounded by max_sge (a u32) before we get here.
+        num_sge: num_sge as u32,
+        ..DmaInfo::default()
+    }
+}
+
+fn write_sges(dst: &mut [u8], sges: &[Sge]) {
+    for (d, s) in dst.chunks_exact_mut(Sge::SIZE).zip(sges) {
+        s.put(d);
+    }
+}
+
+/// Encodes a receive work request into a receive queue or SRQ slot.
+/// `EINVAL` for more SGEs than `max_sge` (as rdma-core) or than the slot holds.
+pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -> Result<()> {
+    if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
+        return Err(Errno::EINVAL);
+    }
+    let wqe = RecvWqe {
+        wr_id,
+        dma: dma_info(sge_length(sges)?, sges.len()),
+        ..RecvWqe::default()
+    };
+    slot.fill(0);
+    wqe.put(slot);
+    write_sges(&mut slot[RECV_WQE_SIZE..], sges);
+    Ok(())
+}
+
+/// Decodes the completion in a CQ slot (`ConsumerQueue::consumer_slot`);
+/// `EINVAL` if the slot is too small to hold one.
+pub fn read_cqe(slot: &[u8]) -> Result<Cqe> {
+    let b = slot.get(..CQE_SIZE).ok_or(Errno::EINVAL)?;
+    Ok(Cqe::get(b))
+}
+
+#[cfg(test)]
+#[path = "wqe_tests.rs"]
+mod tests;
