@@ -217,7 +217,6 @@ macro_rules! entry {
     }};
 }
 
-
 // ---- argument validators ----------------------------------------------------------
 
 /// A C pointer argument as a reference; NULL is EINVAL.

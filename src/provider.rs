@@ -27,7 +27,7 @@ pub trait Provider: Sync {
 
 /// The providers built into this library. A device no provider claims is left
 /// out of the device list, as rdma-core does.
-static PROVIDERS: &[&dyn Provider] = &[];
+static PROVIDERS: &[&dyn Provider] = &[&crate::providers::rxe::RXE];
 
 pub fn for_device(dev: &SysfsDevice, driver_id: Option<u32>) -> Option<&'static dyn Provider> {
     PROVIDERS

@@ -5,3 +5,8 @@
 pub mod mmap;
 pub mod queue;
 pub mod wqe;
+
+mod context;
+mod provider;
+
+pub use provider::RXE;

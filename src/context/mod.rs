@@ -6,20 +6,28 @@
 #![allow(unsafe_code)]
 
 mod objects;
+mod open;
 mod ops;
 
 pub use objects::*;
+pub use open::open;
 pub use ops::ContextOps;
 
 use crate::abi::{ibv_context, verbs_context};
 use crate::device::Device;
 use crate::object::CObject;
+use crate::uverbs::Uverbs;
 use std::cell::UnsafeCell;
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 pub struct Context {
     c: UnsafeCell<verbs_context>,
     pub device: Arc<Device>,
+    /// The command fd (`ibv_context::cmd_fd`).
+    pub uverbs: Uverbs,
+    /// Where the kernel reports async events (`ibv_context::async_fd`).
+    pub async_fd: OwnedFd,
     /// The provider's half of the context.
     pub ops: Box<dyn ContextOps>,
 }
@@ -39,15 +47,7 @@ impl CObject for Context {
 }
 
 impl Context {
-    pub fn new(c: verbs_context, device: Arc<Device>, ops: Box<dyn ContextOps>) -> Context {
-        Context {
-            c: UnsafeCell::new(c),
-            device,
-            ops,
-        }
-    }
-
-    /// The verbs_context C sees, for the provider to fill.
+    /// The verbs_context C sees.
     pub fn c(&self) -> *mut verbs_context {
         self.c.get()
     }

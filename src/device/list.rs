@@ -23,6 +23,15 @@ pub fn refresh() -> Result<Vec<Arc<Device>>> {
         return Err(Errno::ENOSYS);
     }
     let found = sysfs::find_devices()?;
+    // Driver ids come from netlink when the kernel has it; sysfs has none.
+    let ids: HashMap<String, u32> = crate::netlink::devices()
+        .map(|ds| {
+            ds.into_iter()
+                .filter_map(|d| Some((d.name, d.uverbs?.driver_id)))
+                .filter(|(_, id)| *id != crate::netlink::RDMA_DRIVER_UNKNOWN)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut list = devices();
     let mut next = Vec::with_capacity(found.len());
     for dev in found {
@@ -30,7 +39,7 @@ pub fn refresh() -> Result<Vec<Arc<Device>>> {
             next.push(old.clone());
             continue;
         }
-        match provider::for_device(&dev, None) {
+        match provider::for_device(&dev, ids.get(&dev.ibdev_name).copied()) {
             Some(p) => {
                 let d = Arc::new(Device::new(dev, p));
                 object::publish(d.clone());
