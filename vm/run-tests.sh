@@ -70,11 +70,15 @@ pass=0 fail=0 xfail=0 xpass=0
       if [ -n "$reason" ]; then res=XPASS; xpass=$((xpass + 1)); detail="passes but is listed as expected failure ($reason): remove it from vm/expected-failures.txt"
       else res=PASS; pass=$((pass + 1)); fi
     else
-      if [ -n "$reason" ]; then res=XFAIL; xfail=$((xfail + 1)); detail="$reason -- $detail"
+      if [ -n "$reason" ]; then res=XFAIL; xfail=$((xfail + 1))
       else res=FAIL; fail=$((fail + 1)); fi
     fi
-    printf '%-6s %-8s %-26s %6s  %s\n' "$res" "$lib" "$name" "$secs" "$detail"
+    printf '%-6s %-8s %-26s %6s  %s\n' "$res" "$lib" "$name" "$secs" "$detail" | cut -c1-220
   done < "$run/results.tsv"
+  if [ -n "$(awk '$1 ~ /^(ours|preload|build)\// {print}' "$XF")" ]; then
+    echo; echo "Expected failures (vm/expected-failures.txt):"
+    grep -v '^#' "$XF" | grep -v '^\s*$' | sed 's/^/  /'
+  fi
   echo "$pass $fail $xfail $xpass" > "$run/counts"
 } > "$run/summary.txt"
 read -r pass fail xfail xpass < "$run/counts"

@@ -59,7 +59,7 @@ why() {
 record() { # LIB NAME RESULT START DETAIL
   local s=$(( $(date +%s%N) / 1000000 - $4 ))
   printf '%s\t%s\t%s\t%d.%01d\t%s\n' "$1" "$2" "$3" $((s / 1000)) $((s % 1000 / 100)) "$5" >> "$RES"
-  printf '  %-8s %-28s %s  %s\n' "$1" "$2" "$3" "$5"
+  printf '  %-8s %-28s %-4s %5ss\n' "$1" "$2" "$3" "$(tail -1 "$RES" | cut -f4)"
 }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
@@ -172,7 +172,11 @@ asyncwatch() {
     for i in $(seq 1 50); do grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
     sleep 0.2
     # stop ibv_asyncwatch itself (the child of timeout, the child of run's subshell)
-    kill -TERM $(pgrep -P "$(pgrep -P $pid)") 2>/dev/null; wait $pid 2>/dev/null
+    local tpid apid
+    tpid=$(pgrep -P $pid 2>/dev/null | head -1)
+    apid=${tpid:+$(pgrep -P "$tpid" 2>/dev/null | head -1)}
+    [ -n "$apid" ] && kill -TERM "$apid" 2>/dev/null
+    wait $pid 2>/dev/null
     detail=""
     if ! grep -q 'IBV_EVENT_PORT_ERR' "$d/main.out" || ! grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out"; then
       detail="no PORT_ERR/PORT_ACTIVE event seen: $(why "$d/main.err")"
