@@ -202,11 +202,13 @@ EOF
     -virtfs "local,path=$run,mount_tag=out,security_model=none,multidevs=remap" \
     </dev/null >"$run/qemu.log" 2>&1 &
   qpid=$!
+  trap 'vm_log "interrupted: stopping the VM"; kill -TERM $qpid ${tpid:-} 2>/dev/null; wait $qpid; exit 130' INT TERM
   if [ "${VM_QUIET:-0}" != 1 ]; then
     tail -n +1 -f --pid="$qpid" "$run/output" 2>/dev/null &
     tpid=$!
   fi
   wait "$qpid"; rc=$?
+  trap - INT TERM
   [ -n "${tpid:-}" ] && wait "$tpid" 2>/dev/null
   t1=$(date +%s.%N)
   VM_ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')

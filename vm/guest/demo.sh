@@ -7,7 +7,7 @@ OURS_DIR=$REPO/build/lib
 W=/tmp/demo; mkdir -p $W
 ours_ok=0 debian_ok=0 steps=0
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() { printf '\n== %s\n' "$*"; }
 loaded() { # which libibverbs.so.1 the dynamic linker initialised, per LD_DEBUG file(s)
   cat "$@" 2>/dev/null | grep -oE 'calling init: [^ ]*libibverbs\.so\.1' | sed 's/calling init: //' | sort -u | tr '\n' ' '
 }
