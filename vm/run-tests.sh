@@ -18,7 +18,7 @@ XF=$VM_DIR/expected-failures.txt
 t_start=$(date +%s)
 vm_prepare
 
-run=$VM_OUT/vm-test${VM_KERNEL/stable/}
+run=$VM_OUT/vm-test; [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
 rm -rf "$run"; mkdir -p "$run/c-tests"; chmod 755 "$run"
 
 # The project's C tests, built like any client program: against Debian's
@@ -28,7 +28,9 @@ rm -rf "$run"; mkdir -p "$run/c-tests"; chmod 755 "$run"
 shopt -s nullglob
 for c in "$REPO"/c-tests/*.c; do
   n=$(basename "$c" .c)
-  if ! cc -std=gnu11 -O1 -g -Wall -I"$REPO/c-tests" -o "$run/c-tests/$n" "$c" -libverbs -lpthread > "$run/c-tests/$n.build.log" 2>&1; then
+  [ -z "${VM_TEST_ONLY:-}" ] || [[ c-tests/$n =~ $VM_TEST_ONLY ]] || continue
+  # shellcheck disable=SC2086
+  if ! cc -std=gnu11 -O1 -g -Wall -I"$REPO/c-tests" ${VM_CTESTS_CFLAGS:-} -o "$run/c-tests/$n" "$c" -libverbs -lpthread > "$run/c-tests/$n.build.log" 2>&1; then
     printf 'build\tc-tests/%s\tfail\t0\tdoes not compile: %s\n' "$n" "$(grep -m1 error "$run/c-tests/$n.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
   fi
 done

@@ -171,11 +171,11 @@ asyncwatch() {
     ip link set veth1 down; sleep 0.5; ip link set veth1 up
     for i in $(seq 1 50); do grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
     sleep 0.2
-    # stop ibv_asyncwatch itself (the child of timeout, the child of run's subshell)
+    # stop ibv_asyncwatch itself (SIGINT: no "Terminated" from the shell) (the child of timeout, the child of run's subshell)
     local tpid apid
     tpid=$(pgrep -P $pid 2>/dev/null | head -1)
     apid=${tpid:+$(pgrep -P "$tpid" 2>/dev/null | head -1)}
-    [ -n "$apid" ] && kill -TERM "$apid" 2>/dev/null
+    [ -n "$apid" ] && kill -INT "$apid" 2>/dev/null
     wait $pid 2>/dev/null
     detail=""
     if ! grep -q 'IBV_EVENT_PORT_ERR' "$d/main.out" || ! grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out"; then
