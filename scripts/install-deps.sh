@@ -8,7 +8,8 @@ PKGS=(
   build-essential pkg-config python3
   libibverbs-dev ibverbs-utils perftest rdmacm-utils librdmacm-dev  # the reference and the oracle programs
   dwarves python3-pyelftools                                        # layout comparison
-  qemu-system-x86 busybox-static iproute2 rdma-core kmod cpio       # the Soft-RoCE VM harness
+  qemu-system-x86 busybox-static iproute2 rdma-core kmod cpio       # the Soft-RoCE VM harness (vm/)
+  ibverbs-providers procps xz-utils zstd                            #   (its kernel is fetched into vm/cache/ on first use)
 )
 
 missing=()

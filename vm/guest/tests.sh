@@ -1,0 +1,192 @@
+#!/bin/bash
+# Runs in the guest (chrooted into the host root) for `make vm-test`: every
+# program x library case, one line per case in $OUTDIR/results.tsv:
+#   LIB<TAB>NAME<TAB>pass|fail<TAB>SECONDS<TAB>DETAIL
+# LIB: debian (Debian's libibverbs), ours (LD_LIBRARY_PATH=<repo>/build/lib),
+# preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1). Classification against
+# vm/expected-failures.txt is done by vm/run-tests.sh on the host.
+# Each program runs under LD_DEBUG=libs (to a file): a case passes only if the
+# dynamic linker initialised the intended libibverbs.so.1 in every process.
+set -u
+OURS=$REPO/build/lib/libibverbs.so.1
+LIBS=${VM_TEST_LIBS:-debian ours preload}
+ONLY=${VM_TEST_ONLY:-}          # regex on case names, to run a subset
+RES=$OUTDIR/results.tsv
+CASES=$OUTDIR/cases
+T=${VM_CASE_TIMEOUT:-60}        # per process
+SRV=10.0.0.1
+PORT=20000
+: > "$RES"
+mkdir -p "$CASES"
+
+libenv() {
+  case $1 in
+    debian) echo "IBV_TEST_LIB=debian" ;;
+    ours) echo "LD_LIBRARY_PATH=$REPO/build/lib" ;;
+    preload) echo "LD_PRELOAD=$OURS" ;;
+  esac
+}
+
+# run LIB DIR TAG CMD...: runs CMD with LIB, output in DIR/TAG.{out,err,rc}
+run() {
+  local lib=$1 d=$2 tag=$3; shift 3
+  timeout -k 5 "$T" env $(libenv "$lib") LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
+    "$@" > "$d/$tag.out" 2> "$d/$tag.err" < /dev/null
+  echo $? > "$d/$tag.rc"
+}
+
+# proof LIB DIR TAG: every process of TAG initialised the intended library.
+proof() {
+  local lib=$1 d=$2 tag=$3 f want got ok=1 n=0
+  case $lib in debian) want='/usr/lib/x86_64-linux-gnu/libibverbs.so.1|/lib/x86_64-linux-gnu/libibverbs.so.1' ;; *) want=$OURS ;; esac
+  for f in "$d/ld.$tag".*; do
+    [ -e "$f" ] || continue
+    n=$((n + 1))
+    got=$(grep -m1 -oE 'calling init: [^ ]*libibverbs\.so\.1' "$f" | sed 's/calling init: //')
+    # programs that are not linked with libibverbs (none here) would show nothing
+    if [ -z "$got" ]; then ok=0; echo "no libibverbs.so.1 initialised (pid ${f##*.})"; continue; fi
+    echo "$got" | grep -qxE "$want" || { ok=0; echo "loaded $got, not the $lib library"; }
+  done
+  [ $n -gt 0 ] || { ok=0; echo "no LD_DEBUG trace"; }
+  [ $ok = 1 ]
+}
+
+# First line of stderr that says why (for the report).
+why() {
+  { grep -m1 -iE 'error|not found|cannot|couldn|failed|fatal|unable' "$1" || grep -m1 -v '^\s*$' "$1"; } 2>/dev/null | cut -c1-200
+}
+
+record() { # LIB NAME RESULT START DETAIL
+  local s=$(( $(date +%s%N) / 1000000 - $4 ))
+  printf '%s\t%s\t%s\t%d.%01d\t%s\n' "$1" "$2" "$3" $((s / 1000)) $((s % 1000 / 100)) "$5" >> "$RES"
+  printf '  %-8s %-28s %-4s %5ss\n' "$1" "$2" "$3" "$(tail -1 "$RES" | cut -f4)"
+}
+now() { echo $(( $(date +%s%N) / 1000000 )); }
+want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
+
+# single NAME CMD...: passes on exit status 0 (and the proof). With CMP=1,
+# non-Debian libraries must also match Debian's stdout and status byte for byte.
+single() {
+  local name=$1; shift
+  want "$name" || return 0
+  local lib d t0 r detail
+  for lib in $LIBS; do
+    d=$CASES/$lib/$name; mkdir -p "$d"; t0=$(now)
+    run "$lib" "$d" main "$@"
+    r=$(cat "$d/main.rc"); detail=""
+    if [ "$r" != 0 ] && { [ "${CMP:-0}" != 1 ] || [ "$lib" = debian ]; }; then
+      detail="exit $r: $(why "$d/main.err")"
+    elif ! detail=$(proof "$lib" "$d" main); then
+      detail=$(echo "$detail" | head -1); [ "$r" != 0 ] && detail="exit $r: $(why "$d/main.err")"
+    elif [ "${CMP:-0}" = 1 ] && [ "$lib" != debian ]; then
+      local ref=$CASES/debian/$name
+      if [ ! -e "$ref/main.rc" ]; then detail="no Debian reference run (VM_TEST_LIBS must include debian)"
+      elif [ "$r" != "$(cat "$ref/main.rc")" ]; then detail="exit $r, Debian's $(cat "$ref/main.rc"): $(why "$d/main.err")"
+      elif ! cmp -s "$ref/main.out" "$d/main.out"; then
+        detail="stdout differs from Debian's: $(diff "$ref/main.out" "$d/main.out" | grep -m1 '^[<>]' | cut -c1-150)"
+      fi
+    fi
+    if [ -z "$detail" ]; then record "$lib" "$name" pass "$t0" "$([ "${CMP:-0}" = 1 ] && [ "$lib" != debian ] && echo "output identical to Debian")"
+    else record "$lib" "$name" fail "$t0" "$detail"; fi
+  done
+}
+
+# pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': server in the background, client
+# after it listens (WAIT: a TCP port to wait for, or a number of seconds).
+# Both must exit 0. @PORT@ in the commands becomes a fresh port per run.
+pair() {
+  local name=$1 wait=$2 scmd=$3 ccmd=$4
+  want "$name" || return 0
+  local lib d t0 spid rs rc detail i p
+  for lib in $LIBS; do
+    d=$CASES/$lib/$name; mkdir -p "$d"; t0=$(now)
+    PORT=$((PORT + 1)); p=$PORT
+    run "$lib" "$d" server ${scmd//@PORT@/$p} &
+    spid=$!
+    if [ "$wait" = tcp ]; then
+      for i in $(seq 1 150); do
+        ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break
+        kill -0 $spid 2>/dev/null || break
+        sleep 0.1
+      done
+    else
+      sleep "$wait"
+    fi
+    run "$lib" "$d" client ${ccmd//@PORT@/$p}
+    # the server ends by itself once the client is done; give it a moment
+    for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+    kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    rs=$(cat "$d/server.rc"); rc=$(cat "$d/client.rc"); detail=""
+    if [ "$rc" != 0 ]; then detail="client exit $rc: $(why "$d/client.err")"
+    elif [ "$rs" != 0 ]; then detail="server exit $rs: $(why "$d/server.err")"
+    elif ! detail=$(proof "$lib" "$d" server) || ! detail=$(proof "$lib" "$d" client); then detail=$(echo "$detail" | head -1)
+    fi
+    if [ -z "$detail" ]; then record "$lib" "$name" pass "$t0" ""
+    else record "$lib" "$name" fail "$t0" "$detail"; fi
+  done
+}
+
+echo "vm-test: guest $(uname -r), $(ls /sys/class/infiniband | tr '\n' ' ')libraries: $LIBS"
+
+# --- ibverbs-utils: deterministic output, compared byte for byte ---------------
+CMP=1 single ibv_devices ibv_devices
+CMP=1 single ibv_devinfo ibv_devinfo
+CMP=1 single ibv_devinfo-v ibv_devinfo -v
+CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
+
+# --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
+pair ibv_rc_pingpong  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+pair ibv_uc_pingpong  tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+pair ibv_ud_pingpong  tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
+pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+
+# --- perftest: small iteration counts (TCG) -----------------------------------
+for t in send write read atomic; do
+  for k in lat bw; do
+    pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
+  done
+done
+
+# --- rdmacm-utils: librdmacm over the library under test ----------------------
+pair rping 2 "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
+pair ucmatose 2 "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
+pair udaddy 2 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
+pair rdma_server 2 "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+
+# --- the project's own C tests (built by vm/run-tests.sh into $OUTDIR/c-tests) --
+for t in "$OUTDIR"/c-tests/*; do
+  [ -x "$t" ] || continue
+  single "c-tests/$(basename "$t")" "$t"
+done
+
+# --- ibv_asyncwatch: port events on rxe1 when veth1 goes down and up -----------
+asyncwatch() {
+  want ibv_asyncwatch || return 0
+  local lib d t0 pid detail
+  for lib in $LIBS; do
+    d=$CASES/$lib/ibv_asyncwatch; mkdir -p "$d"; t0=$(now)
+    T=20 run "$lib" "$d" main stdbuf -oL ibv_asyncwatch -d rxe1 &
+    pid=$!
+    for i in $(seq 1 50); do grep -q 'async event FD' "$d/main.out" 2>/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    ip link set veth1 down; sleep 0.5; ip link set veth1 up
+    for i in $(seq 1 50); do grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    sleep 0.2
+    # stop ibv_asyncwatch itself (SIGINT: no "Terminated" from the shell) (the child of timeout, the child of run's subshell)
+    local tpid apid
+    tpid=$(pgrep -P $pid 2>/dev/null | head -1)
+    apid=${tpid:+$(pgrep -P "$tpid" 2>/dev/null | head -1)}
+    [ -n "$apid" ] && kill -INT "$apid" 2>/dev/null
+    wait $pid 2>/dev/null
+    detail=""
+    if ! grep -q 'IBV_EVENT_PORT_ERR' "$d/main.out" || ! grep -q 'IBV_EVENT_PORT_ACTIVE' "$d/main.out"; then
+      detail="no PORT_ERR/PORT_ACTIVE event seen: $(why "$d/main.err")"
+    elif ! detail=$(proof "$lib" "$d" main); then detail=$(echo "$detail" | head -1)
+    fi
+    if [ -z "$detail" ]; then record "$lib" ibv_asyncwatch pass "$t0" ""
+    else record "$lib" ibv_asyncwatch fail "$t0" "$detail"; fi
+    # let rxe1 come back before the next run
+    sleep 1
+  done
+}
+asyncwatch
+exit 0
