@@ -27,7 +27,7 @@ EOS
 chmod +x "$OUT/run.sh"
 vm/run.sh --lib debian -- "$OUT/run.sh" > "$OUT/vm.log" 2>&1 || { echo "vm-diff: VM run failed (see $OUT/vm.log)"; exit 1; }
 awk -v out="$OUT" '/^### BEGIN /{f=out "/" $3 "." $4 ".out"; printf "" > f; next}
-  /^### RC /{print $4 > (out "/" $3 "." $4 ".rc"); f=""; next}
+  /^### RC /{print $5 > (out "/" $3 "." $4 ".rc"); f=""; next}
   f!=""{print >> f}' "$OUT/vm.log"
 rc=0
 for t in "${tests[@]}"; do

@@ -172,3 +172,28 @@ impl CompChannel {
         self.refcnt().load(Ordering::Acquire)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destroy_waits_for_acks() {
+        let ev = Arc::new(Events::default());
+        assert!(ev.claim_destroy().is_ok());
+        assert_eq!(ev.claim_destroy(), Err(Errno::EINVAL));
+        ev.release_destroy();
+        assert!(ev.claim_destroy().is_ok());
+        let e2 = ev.clone();
+        let t = std::thread::spawn(move || {
+            e2.ack_comp(2, |_| {});
+            e2.ack_async(1, |_| {});
+        });
+        ev.wait_acked(EventCounts { comp: 2, async_: 1 });
+        t.join().unwrap();
+        let mut seen = 0;
+        ev.ack_comp(3, |t| seen = t);
+        assert_eq!(seen, 5);
+        assert_eq!(ev.acked(), EventCounts { comp: 5, async_: 1 });
+    }
+}
