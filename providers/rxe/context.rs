@@ -1,7 +1,12 @@
 //! An open rxe context: the verbs rxe implements, over the kernel's uverbs.
 
-use crate::abi::verbs_context;
-use crate::context::ContextOps;
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use super::{cq, pd_min, qp, srq};
+use crate::abi::*;
+use crate::context::{CompChannel, Context, ContextOps, Cq, EventCounts, Pd, Qp, Srq};
+use crate::entry::Result;
 
 #[derive(Default)]
 pub struct RxeContext {}
@@ -9,7 +14,108 @@ pub struct RxeContext {}
 impl RxeContext {
     /// Sets the op slots rxe implements itself (data path); the rest keep the
     /// library's dispatchers or dummies.
-    pub fn fill_ops(_v: &mut verbs_context) {}
+    pub fn fill_ops(v: &mut verbs_context) {
+        // ---- CQ, QP, SRQ (branch qp) ----
+        v.context.ops.req_notify_cq = Some(crate::verbs::vctx::req_notify_cq);
+    }
 }
 
-impl ContextOps for RxeContext {}
+impl ContextOps for RxeContext {
+    // ---- temporary minimal PD (branch qp; the pdmr branch replaces it) ----
+    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<Arc<Pd>> {
+        pd_min::alloc(ctx)
+    }
+    fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
+        pd_min::dealloc(pd)
+    }
+    // ---- end temporary PD ----
+
+    // ---- CQ, QP, SRQ (branch qp) ----
+    fn create_cq(
+        &self,
+        ctx: &Arc<Context>,
+        cqe: c_int,
+        cq_context: *mut c_void,
+        channel: Option<Arc<CompChannel>>,
+        comp_vector: c_int,
+    ) -> Result<Arc<Cq>> {
+        let a = cq::CqArgs {
+            cqe,
+            cq_context,
+            channel,
+            comp_vector,
+            flags: 0,
+            ex: None,
+        };
+        cq::create(ctx, a)
+    }
+    fn create_cq_ex(
+        &self,
+        ctx: &Arc<Context>,
+        attr: &ibv_cq_init_attr_ex,
+        channel: Option<Arc<CompChannel>>,
+    ) -> Result<Arc<Cq>> {
+        let a = cq::CqArgs {
+            flags: cq::ex_flags(attr)?,
+            cqe: attr.cqe as c_int,
+            cq_context: attr.cq_context,
+            channel,
+            comp_vector: attr.comp_vector as c_int,
+            ex: Some(attr.wc_flags),
+        };
+        cq::create(ctx, a)
+    }
+    fn resize_cq(&self, c: &Cq, cqe: c_int) -> Result<()> {
+        cq::resize(c, cqe)
+    }
+    fn destroy_cq(&self, c: &Cq) -> Result<EventCounts> {
+        cq::destroy(c)
+    }
+    fn req_notify_cq(&self, c: &Cq, solicited_only: bool) -> Result<()> {
+        cq::req_notify(c, solicited_only)
+    }
+    fn create_qp(&self, pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+        qp::create(pd, attr)
+    }
+    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+        qp::create_ex(ctx, attr)
+    }
+    fn modify_qp(&self, q: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+        qp::modify(q, attr, mask)
+    }
+    fn query_qp(
+        &self,
+        q: &Qp,
+        attr: &mut ibv_qp_attr,
+        mask: c_int,
+        init: &mut ibv_qp_init_attr,
+    ) -> Result<()> {
+        qp::query(q, attr, mask, init)
+    }
+    fn destroy_qp(&self, q: &Qp) -> Result<EventCounts> {
+        qp::destroy(q)
+    }
+    fn qp_ex(&self, q: &Qp) -> Option<*mut ibv_qp_ex> {
+        qp::qp_ex(q)
+    }
+    fn create_srq(&self, pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+        srq::create(pd, attr)
+    }
+    fn create_srq_ex(
+        &self,
+        ctx: &Arc<Context>,
+        attr: &mut ibv_srq_init_attr_ex,
+    ) -> Result<Arc<Srq>> {
+        srq::create_ex(ctx, attr)
+    }
+    fn modify_srq(&self, s: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+        srq::modify(s, attr, mask)
+    }
+    fn query_srq(&self, s: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+        srq::query(s, attr)
+    }
+    fn destroy_srq(&self, s: &Srq) -> Result<EventCounts> {
+        srq::destroy(s)
+    }
+    // ---- end CQ, QP, SRQ ----
+}

@@ -7,6 +7,10 @@ pub mod queue;
 pub mod wqe;
 
 mod context;
+mod cq;
+mod pd_min;
 mod provider;
+mod qp;
+mod srq;
 
 pub use provider::RXE;

@@ -5,10 +5,12 @@
 //! extended ops through negative offsets from it.
 #![allow(unsafe_code)]
 
+pub mod events;
 mod objects;
 mod open;
 mod ops;
 
+pub use events::{EventCounts, Events};
 pub use objects::*;
 pub use open::open;
 pub use ops::ContextOps;

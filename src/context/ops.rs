@@ -89,7 +89,14 @@ pub trait ContextOps: Send + Sync {
     fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
         Err(NO)
     }
-    fn ack_cq_events(&self, cq: &Cq, n: u32) {}
+    /// `ibv_ack_cq_events`: the library counts them (destroy waits for them).
+    fn ack_cq_events(&self, cq: &Cq, n: u32) {
+        cq.ack_comp_events(n)
+    }
+    // ---- CQ, QP, SRQ (branch qp) ------------------------------------------
+    /// `ibv_create_cq`: the CQ, its C struct filled as rdma-core's core does
+    /// (context, channel, cq_context, cqe); the kernel's `user_handle` is its
+    /// C pointer. Adds a reference to `channel`.
     fn create_cq(
         &self,
         ctx: &Arc<Context>,
@@ -100,15 +107,35 @@ pub trait ContextOps: Send + Sync {
     ) -> Result<Arc<Cq>> {
         Err(NO)
     }
+    /// The `create_cq_ex` slot; `channel` is `attr.channel`, looked up.
+    fn create_cq_ex(
+        &self,
+        ctx: &Arc<Context>,
+        attr: &ibv_cq_init_attr_ex,
+        channel: Option<Arc<CompChannel>>,
+    ) -> Result<Arc<Cq>> {
+        Err(NO)
+    }
     fn resize_cq(&self, cq: &Cq, cqe: c_int) -> Result<()> {
         Err(NO)
     }
-    fn destroy_cq(&self, cq: &Cq) -> Result<()> {
+    /// Destroys the CQ in the kernel (EBUSY while a QP uses it); returns the
+    /// events reported for it. Drops its channel reference on success.
+    fn destroy_cq(&self, cq: &Cq) -> Result<EventCounts> {
         Err(NO)
     }
+    fn req_notify_cq(&self, cq: &Cq, solicited_only: bool) -> Result<()> {
+        Err(NO)
+    }
+    /// `ibv_create_qp`; capacities are written back into `attr.cap`.
     fn create_qp(&self, pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
         Err(NO)
     }
+    /// The `create_qp_ex` slot (comp_mask other than just PD).
+    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+        Err(NO)
+    }
+    /// Modifies the QP in the kernel; the caller updates `qp->state`.
     fn modify_qp(&self, qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         Err(NO)
     }
@@ -121,7 +148,9 @@ pub trait ContextOps: Send + Sync {
     ) -> Result<()> {
         Err(NO)
     }
-    fn destroy_qp(&self, qp: &Qp) -> Result<()> {
+    /// Destroys the QP in the kernel (EBUSY while multicast groups are
+    /// attached: the kernel checks); returns the async events reported.
+    fn destroy_qp(&self, qp: &Qp) -> Result<EventCounts> {
         Err(NO)
     }
     fn query_qp_data_in_order(&self, qp: &Qp, op: ibv_wr_opcode, flags: u32) -> c_int {
@@ -133,13 +162,15 @@ pub trait ContextOps: Send + Sync {
     fn set_ece(&self, qp: &Qp, ece: &ibv_ece) -> Result<()> {
         Err(NO)
     }
-    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
-        Err(NO)
-    }
-    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
-        Err(NO)
-    }
     fn create_srq(&self, pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+        Err(NO)
+    }
+    /// The `create_srq_ex` slot.
+    fn create_srq_ex(
+        &self,
+        ctx: &Arc<Context>,
+        attr: &mut ibv_srq_init_attr_ex,
+    ) -> Result<Arc<Srq>> {
         Err(NO)
     }
     fn modify_srq(&self, srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
@@ -148,7 +179,19 @@ pub trait ContextOps: Send + Sync {
     fn query_srq(&self, srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
         Err(NO)
     }
-    fn destroy_srq(&self, srq: &Srq) -> Result<()> {
+    /// Destroys the SRQ in the kernel; returns the async events reported.
+    fn destroy_srq(&self, srq: &Srq) -> Result<EventCounts> {
+        Err(NO)
+    }
+    /// The extended view of a QP created with ibv_create_qp_ex, if it was.
+    fn qp_ex(&self, qp: &Qp) -> Option<*mut ibv_qp_ex> {
+        None
+    }
+    // ---- end CQ, QP, SRQ ----------------------------------------------------
+    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+        Err(NO)
+    }
+    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
         Err(NO)
     }
     fn create_ah(&self, pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
@@ -165,10 +208,6 @@ pub trait ContextOps: Send + Sync {
     }
     fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<Arc<Dm>> {
         Err(NO)
-    }
-    /// The extended view of a QP created with ibv_create_qp_ex, if it was.
-    fn qp_ex(&self, qp: &Qp) -> Option<*mut ibv_qp_ex> {
-        None
     }
     fn init_ah_from_wc(
         &self,

@@ -207,7 +207,7 @@ impl Uverbs {
             }
             c.ptr_in(UVERBS_ATTR_CREATE_CQ_FLAGS, &flags);
         }
-        c.uhw(drv_in, &mut []);
+        c.uhw(drv_in, drv_out);
         let how = self.ioctl_fallback(Verb::CreateCq, &mut c);
         let cq_handle = c.read_idr(handle);
         let channel = a.comp_channel.unwrap_or(-1);

@@ -1,7 +1,7 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq};
+use crate::context::{CompChannel, Context, Cq, events};
 use crate::entry::arg_mut;
 use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
     entry!(errno, ibv_destroy_cq(cq) {
-        object::retire_if::<Cq>(cq, |c| c.ctx.ops.destroy_cq(c)).map(drop)
+        events::destroy::<Cq>(cq, |c| c.ctx.ops.destroy_cq(c)).map(drop)
     })
 }
 

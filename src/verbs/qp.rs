@@ -1,7 +1,7 @@
 //! Queue pairs: create, modify, query, destroy, multicast and ECE.
 
 use crate::abi::*;
-use crate::context::{Pd, Qp};
+use crate::context::{Pd, Qp, events};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use std::ffi::c_int;
@@ -29,7 +29,11 @@ pub unsafe extern "C" fn ibv_modify_qp(
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's attributes.
         let attr = unsafe { arg_ref(attr)? };
-        qp.ctx.ops.modify_qp(&qp, attr, attr_mask)
+        qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
+        if attr_mask & IBV_QP_STATE as c_int != 0 {
+            qp.c_update(|c| c.qp_base.state = attr.qp_state);
+        }
+        Ok(())
     })
 }
 
@@ -44,14 +48,18 @@ pub unsafe extern "C" fn ibv_query_qp(
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's out-parameters.
         let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
-        qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)
+        qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)?;
+        if attr_mask & IBV_QP_STATE as c_int != 0 {
+            qp.c_update(|c| c.qp_base.state = attr.qp_state);
+        }
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
     entry!(errno, ibv_destroy_qp(qp) {
-        object::retire_if::<Qp>(qp, |q| q.ctx.ops.destroy_qp(q)).map(drop)
+        events::destroy::<Qp>(qp, |q| q.ctx.ops.destroy_qp(q)).map(drop)
     })
 }
 

@@ -1,7 +1,7 @@
 //! Shared receive queues.
 
 use crate::abi::*;
-use crate::context::{Pd, Srq};
+use crate::context::{Pd, Srq, events};
 use crate::entry::{arg_mut, arg_ref};
 use crate::object;
 use std::ffi::c_int;
@@ -46,6 +46,6 @@ pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
     entry!(errno, ibv_destroy_srq(srq) {
-        object::retire_if::<Srq>(srq, |s| s.ctx.ops.destroy_srq(s)).map(drop)
+        events::destroy::<Srq>(srq, |s| s.ctx.ops.destroy_srq(s)).map(drop)
     })
 }

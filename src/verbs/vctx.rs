@@ -3,8 +3,8 @@
 //! with the caller's sizes, so older and newer callers' structs both work.
 
 use crate::abi::*;
-use crate::context::Context;
-use crate::entry::Errno;
+use crate::context::{CompChannel, Context, Cq};
+use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use crate::verbs::query::query_port_into;
 use std::ffi::c_int;
@@ -15,6 +15,10 @@ pub fn fill(v: &mut verbs_context) {
     v.query_device_ex = Some(query_device_ex);
     v.context.ops._compat_query_device = Some(super::query::ibv_query_device);
     v.context.ops._compat_query_port = Some(super::query::ibv_query_port);
+    // ---- CQ, QP, SRQ (branch qp) ----
+    v.create_cq_ex = Some(create_cq_ex);
+    v.create_qp_ex = Some(create_qp_ex);
+    v.create_srq_ex = Some(create_srq_ex);
 }
 
 unsafe extern "C" fn query_port(
@@ -51,5 +55,73 @@ unsafe extern "C" fn query_device_ex(
         // SAFETY: the caller gives attr_size writable bytes at attr; we write at most that.
         unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), attr.cast::<u8>(), n) };
         Ok(())
+    })
+}
+
+// ---- CQ, QP, SRQ (branch qp) ------------------------------------------------
+
+/// The `create_cq_ex` slot, which `ibv_create_cq_ex` (inline) calls.
+unsafe extern "C" fn create_cq_ex(
+    context: *mut ibv_context,
+    cq_attr: *mut ibv_cq_init_attr_ex,
+) -> *mut ibv_cq_ex {
+    entry!(ptr, create_cq_ex(context, cq_attr) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's attributes.
+        let attr = unsafe { arg_ref(cq_attr)? };
+        if attr.wc_flags & !CREATE_CQ_SUP_WC_FLAGS != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let channel = match attr.channel.is_null() {
+            true => None,
+            false => Some(object::lookup::<CompChannel>(attr.channel)?),
+        };
+        let cq = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
+        Ok(object::publish::<Cq>(cq).cast::<ibv_cq_ex>())
+    })
+}
+
+/// The wc_flags libibverbs itself knows (`IBV_CREATE_CQ_SUP_WC_FLAGS`).
+const CREATE_CQ_SUP_WC_FLAGS: u64 = IBV_WC_STANDARD_FLAGS as u64
+    | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64
+    | IBV_WC_EX_WITH_CVLAN as u64
+    | IBV_WC_EX_WITH_FLOW_TAG as u64
+    | IBV_WC_EX_WITH_TM_INFO as u64
+    | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK as u64;
+
+/// The `create_qp_ex` slot: `ibv_create_qp_ex` (inline) calls it unless
+/// comp_mask is exactly IBV_QP_INIT_ATTR_PD.
+unsafe extern "C" fn create_qp_ex(
+    context: *mut ibv_context,
+    qp_init_attr_ex: *mut ibv_qp_init_attr_ex,
+) -> *mut ibv_qp {
+    entry!(ptr, create_qp_ex(context, qp_init_attr_ex) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's attributes; capacities are written back.
+        let attr = unsafe { arg_mut(qp_init_attr_ex)? };
+        Ok(object::publish(ctx.ops.create_qp_ex(&ctx, attr)?))
+    })
+}
+
+/// The `create_srq_ex` slot: `ibv_create_srq_ex` (inline) calls it for
+/// anything but a basic SRQ with just a PD.
+unsafe extern "C" fn create_srq_ex(
+    context: *mut ibv_context,
+    srq_init_attr_ex: *mut ibv_srq_init_attr_ex,
+) -> *mut ibv_srq {
+    entry!(ptr, create_srq_ex(context, srq_init_attr_ex) {
+        let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: the caller's attributes; limits are written back.
+        let attr = unsafe { arg_mut(srq_init_attr_ex)? };
+        Ok(object::publish(ctx.ops.create_srq_ex(&ctx, attr)?))
+    })
+}
+
+/// `ibv_req_notify_cq` (inline) calls `cq->context->ops.req_notify_cq`; a
+/// provider that implements it points the slot here.
+pub unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    entry!(errno, req_notify_cq(cq, solicited_only) {
+        let cq = object::lookup::<Cq>(cq)?;
+        cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
     })
 }

@@ -1,0 +1,222 @@
+//! rxe completion queues: the kernel's CQ ring mapped for polling.
+//!
+//! The poll path (`poll_cq`, `ibv_start_poll` and the `ibv_cq_ex` readers)
+//! is the data-path issue's: until then those slots answer EOPNOTSUPP.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_int, c_uint, c_void};
+use std::os::fd::AsRawFd;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::mmap::Mmap;
+use super::queue::ConsumerQueue;
+use super::wqe::CQE_SIZE;
+use crate::abi::*;
+use crate::context::{CompChannel, Context, Cq, EventCounts};
+use crate::entry::{Errno, Result};
+use crate::object::CObject;
+use crate::uverbs::Pod;
+use crate::uverbs::cq::{CQ_FLAGS_TIMESTAMP_COMPLETION, CqCreate};
+use crate::uverbs::rxe;
+
+/// The wc_flags rxe's `ibv_cq_ex` can report (the standard ones).
+const RXE_SUP_WC_FLAGS: u64 = IBV_WC_EX_WITH_BYTE_LEN as u64
+    | IBV_WC_EX_WITH_IMM as u64
+    | IBV_WC_EX_WITH_QP_NUM as u64
+    | IBV_WC_EX_WITH_SRC_QP as u64
+    | IBV_WC_EX_WITH_SLID as u64
+    | IBV_WC_EX_WITH_SL as u64
+    | IBV_WC_EX_WITH_DLID_PATH_BITS as u64;
+
+/// `IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN`
+const CQ_FLAGS_IGNORE_OVERRUN: u32 = 1 << 1;
+
+/// The provider half of a CQ, set once the kernel has created it.
+#[derive(Default)]
+pub struct RxeCq {
+    st: OnceLock<CqState>,
+}
+
+#[allow(dead_code)] // the rest is read by the data path (next issue)
+pub struct CqState {
+    pub handle: u32,
+    /// The ring, under the CQ's lock (poll, resize).
+    pub queue: Mutex<ConsumerQueue>,
+    channel: Option<Arc<CompChannel>>,
+    /// Created with ibv_create_cq_ex.
+    pub ex: bool,
+}
+
+/// The rxe state of a CQ of ours.
+pub fn state(cq: &Cq) -> Result<&CqState> {
+    cq.hw
+        .downcast_ref::<RxeCq>()
+        .and_then(|h| h.st.get())
+        .ok_or(Errno::EINVAL)
+}
+
+pub struct CqArgs {
+    pub cqe: c_int,
+    pub cq_context: *mut c_void,
+    pub channel: Option<Arc<CompChannel>>,
+    pub comp_vector: c_int,
+    /// IB_UVERBS_CQ_FLAGS_*
+    pub flags: u32,
+    /// `Some(wc_flags)` for ibv_create_cq_ex.
+    pub ex: Option<u64>,
+}
+
+/// ibv_create_cq_ex's checks, in rdma-core's order; returns the kernel flags.
+pub fn ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
+    if attr.wc_flags & !RXE_SUP_WC_FLAGS != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let known = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+    if attr.comp_mask & !known != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut flags = 0;
+    let ts = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64
+        | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK as u64;
+    if attr.wc_flags & ts != 0 {
+        flags |= CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if attr.comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS != 0
+        && attr.flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN != 0
+    {
+        flags |= CQ_FLAGS_IGNORE_OVERRUN;
+    }
+    Ok(flags)
+}
+
+pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
+    // SAFETY: plain C data (nullable pointers, integers, glibc mutex/cond
+    // whose all-zero state is their static initializer).
+    let mut c: ibv_cq_ex = unsafe { std::mem::zeroed() };
+    c.context = ctx.c_ptr();
+    c.channel = a
+        .channel
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |ch| ch.c_ptr());
+    c.cq_context = a.cq_context;
+    if let Some(wc_flags) = a.ex {
+        set_poll_ops(&mut c, wc_flags);
+    }
+    let cq = Arc::new(Cq::new(c, ctx.clone(), Box::new(RxeCq::default())));
+
+    let req = CqCreate {
+        cqe: a.cqe as u32,
+        user_handle: cq.c_ptr() as u64,
+        comp_channel: a.channel.as_ref().map(|ch| ch.c_get().fd),
+        comp_vector: a.comp_vector as u32,
+        flags: a.flags,
+        async_fd: Some(ctx.async_fd.as_raw_fd()),
+        flags_need_ex: false,
+    };
+    let mut resp = rxe::CreateCqResp::default();
+    let made = ctx.uverbs.create_cq(&req, &[], resp.as_bytes_mut())?;
+    let queue = Mmap::map(ctx.uverbs.fd(), &resp.mi)
+        .and_then(|m| ConsumerQueue::new(m, CQE_SIZE))
+        .inspect_err(|_| {
+            let _ = ctx.uverbs.destroy_cq(made.cq_handle);
+        })?;
+    cq.c_update(|c| {
+        c.handle = made.cq_handle;
+        c.cqe = made.cqe as c_int;
+    });
+    if let Some(ch) = &a.channel {
+        ch.add_cq_ref();
+    }
+    let st = CqState {
+        handle: made.cq_handle,
+        queue: Mutex::new(queue),
+        channel: a.channel,
+        ex: a.ex.is_some(),
+    };
+    let hw = cq.hw.downcast_ref::<RxeCq>().ok_or(Errno::EINVAL)?;
+    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
+    Ok(cq)
+}
+
+pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
+    let st = state(cq)?;
+    let mut q = st.queue.lock().unwrap_or_else(|p| p.into_inner());
+    let mut resp = rxe::ResizeCqResp::default();
+    let uv = &cq.ctx.uverbs;
+    let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;
+    cq.c_update(|c| c.cqe = n as c_int);
+    // The kernel has moved the pending completions into the new ring.
+    let map = Mmap::map(uv.fd(), &resp.mi)?;
+    q.remap(map, CQE_SIZE)
+}
+
+pub fn destroy(cq: &Cq) -> Result<EventCounts> {
+    let st = state(cq)?;
+    let r = cq.ctx.uverbs.destroy_cq(st.handle)?;
+    if let Some(ch) = &st.channel {
+        ch.drop_cq_ref();
+    }
+    Ok(EventCounts {
+        comp: r.comp_events_reported,
+        async_: r.async_events_reported,
+    })
+}
+
+pub fn req_notify(cq: &Cq, solicited_only: bool) -> Result<()> {
+    cq.ctx
+        .uverbs
+        .req_notify_cq(state(cq)?.handle, solicited_only)
+}
+
+// ---- ibv_cq_ex poll ops: placeholders until the data-path issue -----------
+
+fn set_poll_ops(c: &mut ibv_cq_ex, wc_flags: u64) {
+    c.start_poll = Some(start_poll);
+    c.next_poll = Some(next_poll);
+    c.end_poll = Some(end_poll);
+    c.read_opcode = Some(read_opcode);
+    c.read_vendor_err = Some(read_u32);
+    c.read_wc_flags = Some(read_wc_flags);
+    let has = |f: u32| wc_flags & f as u64 != 0;
+    if has(IBV_WC_EX_WITH_BYTE_LEN) {
+        c.read_byte_len = Some(read_u32);
+    }
+    if has(IBV_WC_EX_WITH_IMM) {
+        c.read_imm_data = Some(read_u32);
+    }
+    if has(IBV_WC_EX_WITH_QP_NUM) {
+        c.read_qp_num = Some(read_u32);
+    }
+    if has(IBV_WC_EX_WITH_SRC_QP) {
+        c.read_src_qp = Some(read_u32);
+    }
+    if has(IBV_WC_EX_WITH_SLID) {
+        c.read_slid = Some(read_u32);
+    }
+    if has(IBV_WC_EX_WITH_SL) {
+        c.read_sl = Some(read_u8);
+    }
+    if has(IBV_WC_EX_WITH_DLID_PATH_BITS) {
+        c.read_dlid_path_bits = Some(read_u8);
+    }
+}
+
+unsafe extern "C" fn start_poll(_cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
+    libc::EOPNOTSUPP
+}
+unsafe extern "C" fn next_poll(_cq: *mut ibv_cq_ex) -> c_int {
+    libc::EOPNOTSUPP
+}
+unsafe extern "C" fn end_poll(_cq: *mut ibv_cq_ex) {}
+unsafe extern "C" fn read_opcode(_cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
+    ibv_wc_opcode(0)
+}
+unsafe extern "C" fn read_u32(_cq: *mut ibv_cq_ex) -> u32 {
+    0
+}
+unsafe extern "C" fn read_u8(_cq: *mut ibv_cq_ex) -> u8 {
+    0
+}
+unsafe extern "C" fn read_wc_flags(_cq: *mut ibv_cq_ex) -> c_uint {
+    0
+}

@@ -1,0 +1,186 @@
+//! rxe shared receive queues: the kernel's SRQ ring mapped for posting
+//! (`post_srq_recv` is the data-path issue's), remapped on resize.
+#![allow(unsafe_code)]
+
+use std::ffi::c_int;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::mmap::Mmap;
+use super::queue::ProducerQueue;
+use super::wqe::RECV_WQE_SIZE;
+use crate::abi::*;
+use crate::context::{Context, EventCounts, Pd, Srq};
+use crate::entry::{Errno, Result};
+use crate::object::{self, CObject};
+use crate::uverbs::Pod;
+use crate::uverbs::rxe::{self, MmapInfo};
+use crate::uverbs::srq::{CreateSrq, CreateXsrq, ModifySrq};
+
+#[derive(Default)]
+pub struct RxeSrq {
+    st: OnceLock<SrqState>,
+}
+
+#[allow(dead_code)] // the rest is read by the data path (next issue)
+pub struct SrqState {
+    pub handle: u32,
+    pub srq_num: u32,
+    /// The ring under the SRQ's lock (post, resize).
+    pub queue: Mutex<ProducerQueue>,
+    pub max_sge: u32,
+}
+
+pub fn state(srq: &Srq) -> Result<&SrqState> {
+    srq.hw
+        .downcast_ref::<RxeSrq>()
+        .and_then(|h| h.st.get())
+        .ok_or(Errno::EINVAL)
+}
+
+fn new_srq(ctx: &Arc<Context>, pd: *mut ibv_pd, srq_context: *mut std::ffi::c_void) -> Arc<Srq> {
+    // SAFETY: plain C data; all-zero is valid (mutex/cond initializers).
+    let mut c: ibv_srq = unsafe { std::mem::zeroed() };
+    c.context = ctx.c_ptr();
+    c.pd = pd;
+    c.srq_context = srq_context;
+    Arc::new(Srq::new(c, ctx.clone(), Box::new(RxeSrq::default())))
+}
+
+fn finish(srq: Arc<Srq>, handle: u32, drv: &rxe::CreateSrqResp, max_sge: u32) -> Result<Arc<Srq>> {
+    let uv = &srq.ctx.uverbs;
+    let queue = Mmap::map(uv.fd(), &drv.mi)
+        .and_then(|m| ProducerQueue::new(m, RECV_WQE_SIZE))
+        .inspect_err(|_| {
+            let _ = uv.destroy_srq(handle);
+        })?;
+    srq.c_update(|c| c.handle = handle);
+    let st = SrqState {
+        handle,
+        srq_num: drv.srq_num,
+        queue: Mutex::new(queue),
+        max_sge,
+    };
+    let hw = srq.hw.downcast_ref::<RxeSrq>().ok_or(Errno::EINVAL)?;
+    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
+    Ok(srq)
+}
+
+/// `ibv_create_srq`: max_wr and max_sge are written back.
+pub fn create(pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+    let srq = new_srq(&pd.ctx, pd.c_ptr(), attr.srq_context);
+    let req = CreateSrq {
+        user_handle: srq.c_ptr() as u64,
+        pd_handle: pd.c_get().handle,
+        max_wr: attr.attr.max_wr,
+        max_sge: attr.attr.max_sge,
+        srq_limit: attr.attr.srq_limit,
+        ..Default::default()
+    };
+    let mut drv = rxe::CreateSrqResp::default();
+    let r = pd.ctx.uverbs.create_srq(&req, &[], drv.as_bytes_mut())?;
+    attr.attr.max_wr = r.max_wr;
+    attr.attr.max_sge = r.max_sge;
+    finish(srq, r.srq_handle, &drv, attr.attr.max_sge)
+}
+
+/// The `create_srq_ex` slot. As in rdma-core, an SRQ made here has no
+/// `pd` or `srq_context` in its C struct.
+pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<Arc<Srq>> {
+    if attr.comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    if attr.comp_mask & IBV_SRQ_INIT_ATTR_PD == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let has = |m: u32| attr.comp_mask & m != 0;
+    let srq_type = match has(IBV_SRQ_INIT_ATTR_TYPE) {
+        true => attr.srq_type,
+        false => ibv_srq_type::IBV_SRQT_BASIC,
+    };
+    let pd = object::lookup::<Pd>(attr.pd)?;
+    if !Arc::ptr_eq(ctx, &pd.ctx) {
+        return Err(Errno::EINVAL);
+    }
+    let srq = new_srq(ctx, std::ptr::null_mut(), std::ptr::null_mut());
+    let user_handle = srq.c_ptr() as u64;
+    let mut drv = rxe::CreateSrqResp::default();
+    let uv = &ctx.uverbs;
+    let r = match srq_type {
+        ibv_srq_type::IBV_SRQT_BASIC => {
+            let req = CreateSrq {
+                user_handle,
+                pd_handle: pd.c_get().handle,
+                max_wr: attr.attr.max_wr,
+                max_sge: attr.attr.max_sge,
+                srq_limit: attr.attr.srq_limit,
+                ..Default::default()
+            };
+            uv.create_srq(&req, &[], drv.as_bytes_mut())?
+        }
+        ibv_srq_type::IBV_SRQT_TM => {
+            if !has(IBV_SRQ_INIT_ATTR_CQ)
+                || !has(IBV_SRQ_INIT_ATTR_TM)
+                || attr.tm_cap.max_num_tags == 0
+            {
+                return Err(Errno::EINVAL);
+            }
+            let cq = object::lookup::<crate::context::Cq>(attr.cq)?;
+            let req = CreateXsrq {
+                user_handle,
+                srq_type: srq_type.0,
+                pd_handle: pd.c_get().handle,
+                max_wr: attr.attr.max_wr,
+                max_sge: attr.attr.max_sge,
+                srq_limit: attr.attr.srq_limit,
+                max_num_tags: attr.tm_cap.max_num_tags,
+                cq_handle: super::cq::state(&cq)?.handle,
+                ..Default::default()
+            };
+            uv.create_xsrq(&req, &[], drv.as_bytes_mut())?
+        }
+        // XRC needs an XRC domain, which rxe cannot open; others are unknown.
+        _ => return Err(Errno::EINVAL),
+    };
+    attr.attr.max_wr = r.max_wr;
+    attr.attr.max_sge = r.max_sge;
+    finish(srq, r.srq_handle, &drv, attr.attr.max_sge)
+}
+
+pub fn modify(srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+    let st = state(srq)?;
+    let resize = mask as u32 & IBV_SRQ_MAX_WR != 0;
+    // Posting waits while the ring may move.
+    let mut q = resize.then(|| st.queue.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut mi = MmapInfo::default();
+    let drv = rxe::ModifySrqCmd {
+        mmap_info_addr: (&raw mut mi) as u64,
+    };
+    let req = ModifySrq {
+        srq_handle: st.handle,
+        attr_mask: mask as u32,
+        max_wr: attr.max_wr,
+        srq_limit: attr.srq_limit,
+    };
+    srq.ctx.uverbs.modify_srq(&req, drv.as_bytes())?;
+    if let Some(q) = q.as_mut() {
+        // SAFETY: `mi` is our local, which the kernel has just written
+        // through the address we gave it; read it back as memory the
+        // compiler cannot have cached.
+        let mi = unsafe { std::ptr::read_volatile(&raw const mi) };
+        q.remap(Mmap::map(srq.ctx.uverbs.fd(), &mi)?, RECV_WQE_SIZE)?;
+    }
+    Ok(())
+}
+
+pub fn query(srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+    let r = srq.ctx.uverbs.query_srq(state(srq)?.handle, &[], &mut [])?;
+    attr.max_wr = r.max_wr;
+    attr.max_sge = r.max_sge;
+    attr.srq_limit = r.srq_limit;
+    Ok(())
+}
+
+pub fn destroy(srq: &Srq) -> Result<EventCounts> {
+    let n = srq.ctx.uverbs.destroy_srq(state(srq)?.handle)?;
+    Ok(EventCounts { comp: 0, async_: n })
+}

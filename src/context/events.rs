@@ -1,0 +1,199 @@
+//! Event acknowledgement for CQs, QPs and SRQs, and their destroy protocol.
+//!
+//! The kernel counts the completion and async events it reported for an
+//! object and returns those counts when the object is destroyed; as in
+//! rdma-core, the destroy then waits until the application has acknowledged
+//! as many (`ibv_ack_cq_events`, `ibv_ack_async_event`). The object stays
+//! registered while it waits, so those acknowledgements can still find it.
+#![allow(unsafe_code)]
+
+use super::{CompChannel, Cq, Qp, Srq};
+use crate::entry::{Errno, Result};
+use crate::object::{self, CObject};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Event counts of one object: completion events (CQs only) and async events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventCounts {
+    pub comp: u32,
+    pub async_: u32,
+}
+
+/// What has been acknowledged for an object, and whether a destroy is under way.
+#[derive(Default)]
+pub struct Events {
+    acked: Mutex<EventCounts>,
+    cv: Condvar,
+    destroying: AtomicBool,
+}
+
+impl Events {
+    fn ack(&self, n: u32, pick: fn(&mut EventCounts) -> &mut u32, mirror: impl FnOnce(u32)) {
+        let mut g = self.acked.lock().unwrap_or_else(|p| p.into_inner());
+        let v = pick(&mut g);
+        *v = v.wrapping_add(n);
+        mirror(*v);
+        self.cv.notify_all();
+    }
+
+    /// Adds `n` acknowledged completion events; `mirror` gets the new total
+    /// (called under the lock, to copy it into the C struct).
+    pub fn ack_comp(&self, n: u32, mirror: impl FnOnce(u32)) {
+        self.ack(n, |c| &mut c.comp, mirror)
+    }
+
+    /// Adds `n` acknowledged async events; as [`Events::ack_comp`].
+    pub fn ack_async(&self, n: u32, mirror: impl FnOnce(u32)) {
+        self.ack(n, |c| &mut c.async_, mirror)
+    }
+
+    pub fn acked(&self) -> EventCounts {
+        *self.acked.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Blocks until at least `reported` events of each kind are acknowledged.
+    pub fn wait_acked(&self, reported: EventCounts) {
+        let mut g = self.acked.lock().unwrap_or_else(|p| p.into_inner());
+        while g.comp < reported.comp || g.async_ < reported.async_ {
+            g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Claims the object for destruction: EINVAL if another destroy has it.
+    pub fn claim_destroy(&self) -> Result<()> {
+        if self.destroying.swap(true, Ordering::AcqRel) {
+            return Err(Errno::EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Gives the claim back after a failed destroy.
+    pub fn release_destroy(&self) {
+        self.destroying.store(false, Ordering::Release);
+    }
+}
+
+/// Objects with event counts.
+pub trait Evented: CObject {
+    fn events(&self) -> &Events;
+}
+
+impl Evented for Cq {
+    fn events(&self) -> &Events {
+        &self.events
+    }
+}
+impl Evented for Qp {
+    fn events(&self) -> &Events {
+        &self.events
+    }
+}
+impl Evented for Srq {
+    fn events(&self) -> &Events {
+        &self.events
+    }
+}
+
+/// Destroys the object C knows as `p`: `kernel` destroys it in the kernel and
+/// returns the events reported for it; then this waits for their
+/// acknowledgement and takes the object back from C. A second destroy of the
+/// same object (concurrent or later) gives EINVAL; a failed one leaves it as
+/// it was.
+pub fn destroy<T: Evented>(
+    p: *const T::C,
+    kernel: impl FnOnce(&T) -> Result<EventCounts>,
+) -> Result<Arc<T>> {
+    let obj = object::lookup::<T>(p)?;
+    obj.events().claim_destroy()?;
+    match kernel(&obj) {
+        Ok(reported) => {
+            obj.events().wait_acked(reported);
+            object::retire::<T>(p)?;
+            Ok(obj)
+        }
+        Err(e) => {
+            obj.events().release_destroy();
+            Err(e)
+        }
+    }
+}
+
+impl Cq {
+    /// `ibv_ack_cq_events`.
+    pub fn ack_comp_events(&self, n: u32) {
+        self.events
+            .ack_comp(n, |t| self.c_update(|c| c.comp_events_completed = t));
+    }
+
+    /// `ibv_ack_async_event` for a CQ event.
+    pub fn ack_async_event(&self) {
+        self.events
+            .ack_async(1, |t| self.c_update(|c| c.async_events_completed = t));
+    }
+}
+
+impl Qp {
+    /// `ibv_ack_async_event` for a QP event.
+    pub fn ack_async_event(&self) {
+        self.events
+            .ack_async(1, |t| self.c_update(|c| c.qp_base.events_completed = t));
+    }
+}
+
+impl Srq {
+    /// `ibv_ack_async_event` for an SRQ event.
+    pub fn ack_async_event(&self) {
+        self.events
+            .ack_async(1, |t| self.c_update(|c| c.events_completed = t));
+    }
+}
+
+/// The CQs using a completion channel (`ibv_comp_channel::refcnt`, which
+/// `ibv_destroy_comp_channel` checks): kept in the C struct, as rdma-core.
+impl CompChannel {
+    fn refcnt(&self) -> &AtomicI32 {
+        let p = self.c_full();
+        // SAFETY: `refcnt` is an aligned c_int inside our live allocation; we
+        // only ever access it atomically (C only reads it).
+        unsafe { AtomicI32::from_ptr(&raw mut (*p).refcnt) }
+    }
+
+    pub fn add_cq_ref(&self) {
+        self.refcnt().fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn drop_cq_ref(&self) {
+        self.refcnt().fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// How many CQs use this channel.
+    pub fn cq_refs(&self) -> i32 {
+        self.refcnt().load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destroy_waits_for_acks() {
+        let ev = Arc::new(Events::default());
+        assert!(ev.claim_destroy().is_ok());
+        assert_eq!(ev.claim_destroy(), Err(Errno::EINVAL));
+        ev.release_destroy();
+        assert!(ev.claim_destroy().is_ok());
+        let e2 = ev.clone();
+        let t = std::thread::spawn(move || {
+            e2.ack_comp(2, |_| {});
+            e2.ack_async(1, |_| {});
+        });
+        ev.wait_acked(EventCounts { comp: 2, async_: 1 });
+        t.join().unwrap();
+        let mut seen = 0;
+        ev.ack_comp(3, |t| seen = t);
+        assert_eq!(seen, 5);
+        assert_eq!(ev.acked(), EventCounts { comp: 5, async_: 1 });
+    }
+}
