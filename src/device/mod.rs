@@ -12,8 +12,13 @@ use crate::sysfs::SysfsDevice;
 use std::cell::UnsafeCell;
 use std::ffi::c_char;
 
+/// `repr(C)` with the C struct first and a NULL where rdma-core's
+/// `struct verbs_device` keeps its provider ops: rdma-core's direct-verbs
+/// libraries (libmlx5, ...) compare that pointer to tell their own devices.
+#[repr(C)]
 pub struct Device {
     c: UnsafeCell<ibv_device>,
+    driver_ops: *const std::ffi::c_void,
     pub sysfs: SysfsDevice,
     pub provider: &'static dyn Provider,
 }
@@ -67,6 +72,7 @@ impl Device {
         copy_c_str(&mut c.ibdev_path, &sysfs.ibdev_path.to_string_lossy());
         Device {
             c: UnsafeCell::new(c),
+            driver_ops: std::ptr::null(),
             sysfs,
             provider,
         }

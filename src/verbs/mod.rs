@@ -12,6 +12,8 @@ pub mod ah;
 pub mod compat;
 pub mod cq;
 pub mod device;
+/// cbindgen:ignore
+pub mod driver;
 pub mod dummy;
 pub mod event;
 pub mod fork;
