@@ -6,6 +6,7 @@ pub mod mmap;
 pub mod queue;
 pub mod wqe;
 
+pub mod ah;
 mod context;
 mod provider;
 

@@ -5,6 +5,7 @@
 //! extended ops through negative offsets from it.
 #![allow(unsafe_code)]
 
+pub mod generic;
 mod objects;
 mod open;
 mod ops;
