@@ -58,10 +58,10 @@ impl ContextOps for RxeContext {
         ctx: &Context,
         port: u8,
         wc: &ibv_wc,
-        grh: *const ibv_grh,
+        grh: Option<&ibv_grh>,
         ah_attr: &mut ibv_ah_attr,
     ) -> Result<()> {
-        generic::ah_wc::init_ah_from_wc_raw(ctx, port, wc, grh, ah_attr)
+        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
     }
     fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
         generic::mcast::attach(qp, gid, lid)

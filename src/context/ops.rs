@@ -178,7 +178,7 @@ pub trait ContextOps: Send + Sync {
         ctx: &Context,
         port: u8,
         wc: &ibv_wc,
-        grh: *const ibv_grh,
+        grh: Option<&ibv_grh>,
         ah_attr: &mut ibv_ah_attr,
     ) -> Result<()> {
         Err(NO)

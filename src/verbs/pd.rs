@@ -45,7 +45,13 @@ fn reg(
     access: c_uint,
 ) -> Result<*mut ibv_mr> {
     let pd = object::lookup::<Pd>(pd)?;
-    Ok(object::publish(mr::reg(&pd, addr as usize, length, iova, access)?))
+    Ok(object::publish(mr::reg(
+        &pd,
+        addr as usize,
+        length,
+        iova,
+        access,
+    )?))
 }
 
 #[unsafe(no_mangle)]

@@ -80,7 +80,11 @@ fn grh_version(b: &[u8; 40]) -> Result<u8> {
     if ip4.ihl() != 5 {
         return Ok(6);
     }
-    Ok(if ip4.check() == ip4.computed_check() { 4 } else { 6 })
+    Ok(if ip4.check() == ip4.computed_check() {
+        4
+    } else {
+        6
+    })
 }
 
 fn v4_mapped(a: [u8; 4]) -> [u8; 16] {
@@ -186,19 +190,4 @@ mod tests {
         b[20] = 0;
         assert_eq!(grh_version(&b), Err(Errno::EPROTONOSUPPORT));
     }
-}
-
-/// [`init_ah_from_wc`] with the GRH pointer a C caller passed.
-pub fn init_ah_from_wc_raw(
-    ctx: &Context,
-    port: u8,
-    wc: &ibv_wc,
-    grh: *const ibv_grh,
-    attr: &mut ibv_ah_attr,
-) -> Result<()> {
-    // SAFETY: the caller's contract (verbs.h): a non-NULL `grh` points to the
-    // 40-byte GRH area of the receive buffer.
-    #[allow(unsafe_code)]
-    let grh = unsafe { grh.as_ref() };
-    init_ah_from_wc(ctx, port, wc, grh, attr)
 }

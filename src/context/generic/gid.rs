@@ -107,8 +107,16 @@ mod tests {
         let p = d.join("ports/1");
         std::fs::create_dir_all(p.join("gids")).unwrap();
         std::fs::create_dir_all(p.join("gid_attrs/types")).unwrap();
-        std::fs::write(p.join("gids/0"), "fe80:0000:0000:0000:5054:00ff:fe12:3456\n").unwrap();
-        std::fs::write(p.join("gids/1"), "0000:0000:0000:0000:0000:0000:0000:0000\n").unwrap();
+        std::fs::write(
+            p.join("gids/0"),
+            "fe80:0000:0000:0000:5054:00ff:fe12:3456\n",
+        )
+        .unwrap();
+        std::fs::write(
+            p.join("gids/1"),
+            "0000:0000:0000:0000:0000:0000:0000:0000\n",
+        )
+        .unwrap();
         std::fs::write(p.join("gid_attrs/types/0"), "RoCE v2\n").unwrap();
         let e = from_sysfs(&d, 1, 0).unwrap();
         assert_eq!(e.gid_type, IBV_GID_TYPE_ROCE_V2);

@@ -8,9 +8,9 @@ use crate::context::{Context, Mr, Pd};
 use crate::entry::{Errno, Result, set_errno};
 use crate::fork::{self, Advice};
 use crate::object::{self, CObject};
+use crate::uverbs::IoctlCmd;
 use crate::uverbs::ids::*;
 use crate::uverbs::mr::RegMr;
-use crate::uverbs::IoctlCmd;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -108,7 +108,6 @@ fn core_support(ctx: &Context) -> u64 {
     c.ptr_out_pod(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &mut vectors);
     c.ptr_out_pod(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &mut support);
     let ok = ctx.uverbs.ioctl(&mut c).is_ok();
-    drop(c);
     let v = if ok { support } else { 0 };
     CACHE.store(v, Ordering::Relaxed);
     v
@@ -154,7 +153,10 @@ pub fn reg_dmabuf(
     fd: c_int,
     access: u32,
 ) -> Result<Arc<Mr>> {
-    let mr = pd.ctx.ops.reg_dmabuf_mr(pd, offset, len, iova, fd, access)?;
+    let mr = pd
+        .ctx
+        .ops
+        .reg_dmabuf_mr(pd, offset, len, iova, fd, access)?;
     update_c(&*mr, |c| {
         c.context = pd.ctx.c_ptr();
         c.pd = pd.c_ptr();
@@ -216,7 +218,11 @@ pub fn rereg(
     } else {
         None
     };
-    match mr.ctx.ops.rereg_mr(mr, flags, new_pd.as_ref(), addr, len, access) {
+    match mr
+        .ctx
+        .ops
+        .rereg_mr(mr, flags, new_pd.as_ref(), addr, len, access)
+    {
         Ok(()) => {
             update_c(mr, |c| {
                 if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
