@@ -3,9 +3,10 @@
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use super::{cq, pd_min, qp, srq};
+use super::{cq, qp, srq};
 use crate::abi::*;
-use crate::context::{CompChannel, Context, ContextOps, Cq, EventCounts, Pd, Qp, Srq};
+use crate::context::generic;
+use crate::context::{Ah, CompChannel, Context, ContextOps, Cq, EventCounts, Mr, Mw, Pd, Qp, Srq};
 use crate::entry::Result;
 
 #[derive(Default)]
@@ -15,21 +16,62 @@ impl RxeContext {
     /// Sets the op slots rxe implements itself (data path); the rest keep the
     /// library's dispatchers or dummies.
     pub fn fill_ops(v: &mut verbs_context) {
-        // ---- CQ, QP, SRQ (branch qp) ----
         v.context.ops.req_notify_cq = Some(crate::verbs::vctx::req_notify_cq);
+        v.context.ops.alloc_mw = Some(crate::verbs::mw::alloc_mw);
+        v.context.ops.dealloc_mw = Some(crate::verbs::mw::dealloc_mw);
     }
 }
 
 impl ContextOps for RxeContext {
-    // ---- temporary minimal PD (branch qp; the pdmr branch replaces it) ----
+    // ---- PD, MR, MW, AH, multicast (pdmr) ----
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<Arc<Pd>> {
-        pd_min::alloc(ctx)
+        generic::pd::alloc(ctx, &[], &mut [])
     }
     fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
-        pd_min::dealloc(pd)
+        generic::pd::dealloc(pd)
     }
-    // ---- end temporary PD ----
-
+    fn reg_mr(
+        &self,
+        pd: &Arc<Pd>,
+        addr: usize,
+        len: usize,
+        iova: u64,
+        access: u32,
+    ) -> Result<Arc<Mr>> {
+        generic::mr::reg_kernel(pd, addr, len, iova, access, &[], &mut [])
+    }
+    fn dereg_mr(&self, mr: &Mr) -> Result<()> {
+        generic::mr::dereg_kernel(mr)
+    }
+    fn alloc_mw(&self, pd: &Arc<Pd>, ty: ibv_mw_type) -> Result<Arc<Mw>> {
+        generic::mw::alloc(pd, ty, &[], &mut [])
+    }
+    fn dealloc_mw(&self, mw: &Mw) -> Result<()> {
+        generic::mw::dealloc(mw)
+    }
+    fn create_ah(&self, pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
+        super::ah::create(pd, attr)
+    }
+    fn destroy_ah(&self, ah: &Ah) -> Result<()> {
+        super::ah::destroy(ah)
+    }
+    fn init_ah_from_wc(
+        &self,
+        ctx: &Context,
+        port: u8,
+        wc: &ibv_wc,
+        grh: Option<&ibv_grh>,
+        ah_attr: &mut ibv_ah_attr,
+    ) -> Result<()> {
+        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
+    }
+    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+        generic::mcast::attach(qp, gid, lid)
+    }
+    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+        generic::mcast::detach(qp, gid, lid)
+    }
+    // ---- end pdmr ----
     // ---- CQ, QP, SRQ (branch qp) ----
     fn create_cq(
         &self,

@@ -6,9 +6,9 @@ pub mod mmap;
 pub mod queue;
 pub mod wqe;
 
+pub mod ah;
 mod context;
 mod cq;
-mod pd_min;
 mod provider;
 mod qp;
 mod srq;

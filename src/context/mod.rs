@@ -6,6 +6,7 @@
 #![allow(unsafe_code)]
 
 pub mod events;
+pub mod generic;
 mod objects;
 mod open;
 mod ops;

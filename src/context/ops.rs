@@ -66,6 +66,9 @@ pub trait ContextOps: Send + Sync {
     ) -> Result<Arc<Mr>> {
         Err(NO)
     }
+    /// The provider's part of ibv_rereg_mr (the library did the checks and the
+    /// fork bookkeeping). `pd` is None unless IBV_REREG_MR_CHANGE_PD is set and
+    /// the pointer is a live PD: a provider that changes PDs answers EINVAL then.
     fn rereg_mr(
         &self,
         mr: &Mr,
@@ -214,7 +217,7 @@ pub trait ContextOps: Send + Sync {
         ctx: &Context,
         port: u8,
         wc: &ibv_wc,
-        grh: *const ibv_grh,
+        grh: Option<&ibv_grh>,
         ah_attr: &mut ibv_ah_attr,
     ) -> Result<()> {
         Err(NO)
@@ -228,6 +231,27 @@ pub trait ContextOps: Send + Sync {
     ) -> Result<()> {
         Err(NO)
     }
+    // ---- memory windows and unimport (pdmr) ----
+    /// The `alloc_mw` op slot (inline ibv_alloc_mw).
+    fn alloc_mw(&self, pd: &Arc<Pd>, ty: ibv_mw_type) -> Result<Arc<Mw>> {
+        Err(NO)
+    }
+    /// The `dealloc_mw` op slot (inline ibv_dealloc_mw).
+    fn dealloc_mw(&self, mw: &Mw) -> Result<()> {
+        Err(NO)
+    }
+    /// ibv_unimport_pd: Ok lets the library forget the PD. Providers without
+    /// import leave it alone (rdma-core's dummy does nothing).
+    fn unimport_pd(&self, pd: &Pd) -> Result<()> {
+        Err(NO)
+    }
+    fn unimport_mr(&self, mr: &Mr) -> Result<()> {
+        Err(NO)
+    }
+    fn unimport_dm(&self, dm: &Dm) -> Result<()> {
+        Err(NO)
+    }
+    // ---- end pdmr ----
     fn close(&self, ctx: &Context) -> Result<()> {
         Ok(())
     }

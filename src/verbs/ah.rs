@@ -33,8 +33,9 @@ pub unsafe extern "C" fn ibv_init_ah_from_wc(
 ) -> c_int {
     entry!(minus_one, ibv_init_ah_from_wc(context, port_num, wc, grh, ah_attr) {
         let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's completion and out-parameter.
-        let (wc, attr) = unsafe { (arg_ref(wc)?, arg_mut(ah_attr)?) };
+        // SAFETY: the caller's completion and out-parameter; a non-NULL grh
+        // points to the 40-byte GRH area of the receive buffer.
+        let (wc, attr, grh) = unsafe { (arg_ref(wc)?, arg_mut(ah_attr)?, grh.as_ref()) };
         ctx.ops.init_ah_from_wc(&ctx, port_num, wc, grh, attr).map(|()| 0)
     })
 }
@@ -48,8 +49,8 @@ pub unsafe extern "C" fn ibv_create_ah_from_wc(
 ) -> *mut ibv_ah {
     entry!(ptr, ibv_create_ah_from_wc(pd, wc, grh, port_num) {
         let pd = object::lookup::<Pd>(pd)?;
-        // SAFETY: the caller's completion.
-        let wc = unsafe { arg_ref(wc)? };
+        // SAFETY: the caller's completion and its GRH area (as above).
+        let (wc, grh) = unsafe { (arg_ref(wc)?, grh.as_ref()) };
         // SAFETY: plain C data; all-zero is valid.
         let mut attr: ibv_ah_attr = unsafe { std::mem::zeroed() };
         pd.ctx.ops.init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;

@@ -18,6 +18,7 @@ pub mod dummy;
 pub mod event;
 pub mod fork;
 pub mod kern;
+pub mod mw;
 pub mod pd;
 pub mod qp;
 pub mod query;

@@ -1,8 +1,9 @@
 //! Protection domains and memory registration.
 
 use crate::abi::*;
-use crate::context::{Context, Mr, Pd};
-use crate::entry::{Errno, Result};
+use crate::context::generic::mr;
+use crate::context::{Context, Dm, Mr, Pd};
+use crate::entry::{Result, set_errno};
 use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -32,7 +33,7 @@ pub unsafe extern "C" fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_pd(pd: *mut ibv_pd) {
     entry!(value(()), ibv_unimport_pd(pd) {
-        let _ = object::retire::<Pd>(pd);
+        let _ = object::retire_if::<Pd>(pd, |p| p.ctx.ops.unimport_pd(p));
     })
 }
 
@@ -44,11 +45,13 @@ fn reg(
     access: c_uint,
 ) -> Result<*mut ibv_mr> {
     let pd = object::lookup::<Pd>(pd)?;
-    let mr = pd
-        .ctx
-        .ops
-        .reg_mr(&pd, addr as usize, length, iova, access)?;
-    Ok(object::publish(mr))
+    Ok(object::publish(mr::reg(
+        &pd,
+        addr as usize,
+        length,
+        iova,
+        access,
+    )?))
 }
 
 #[unsafe(no_mangle)]
@@ -100,8 +103,7 @@ pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access) {
         let pd = object::lookup::<Pd>(pd)?;
-        let mr = pd.ctx.ops.reg_dmabuf_mr(&pd, offset, length, iova, fd, access as c_uint)?;
-        Ok(object::publish(mr))
+        Ok(object::publish(mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?))
     })
 }
 
@@ -116,25 +118,10 @@ pub unsafe extern "C" fn ibv_rereg_mr(
     access: c_int,
 ) -> c_int {
     entry!(value(IBV_REREG_MR_ERR_INPUT), ibv_rereg_mr(mr, flags, pd, addr, length, access) {
-        let run = || -> Result<()> {
-            let mr = object::lookup::<Mr>(mr)?;
-            if flags <= 0 || flags as u32 >= IBV_REREG_MR_FLAGS_SUPPORTED {
-                return Err(Errno::EINVAL);
-            }
-            let new_pd = if flags as u32 & IBV_REREG_MR_CHANGE_PD != 0 {
-                Some(object::lookup::<Pd>(pd)?)
-            } else {
-                None
-            };
-            if flags as u32 & IBV_REREG_MR_CHANGE_TRANSLATION != 0 && (addr.is_null() || length == 0) {
-                return Err(Errno::EINVAL);
-            }
-            mr.ctx.ops.rereg_mr(&mr, flags, new_pd.as_ref(), addr as usize, length, access)
-        };
-        match run() {
-            Ok(()) => 0,
+        match object::lookup::<Mr>(mr) {
+            Ok(mr) => mr::rereg(&mr, flags, pd, addr as usize, length, access),
             Err(e) => {
-                crate::entry::set_errno(e);
+                set_errno(e);
                 IBV_REREG_MR_ERR_INPUT
             }
         }
@@ -144,7 +131,7 @@ pub unsafe extern "C" fn ibv_rereg_mr(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
     entry!(errno, ibv_dereg_mr(mr) {
-        object::retire_if::<Mr>(mr, |m| m.ctx.ops.dereg_mr(m)).map(drop)
+        object::retire_if::<Mr>(mr, mr::dereg).map(drop)
     })
 }
 
@@ -159,7 +146,7 @@ pub unsafe extern "C" fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_mr(mr: *mut ibv_mr) {
     entry!(value(()), ibv_unimport_mr(mr) {
-        let _ = object::retire::<Mr>(mr);
+        let _ = object::retire_if::<Mr>(mr, |m| m.ctx.ops.unimport_mr(m));
     })
 }
 
@@ -174,6 +161,6 @@ pub unsafe extern "C" fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_dm(dm: *mut ibv_dm) {
     entry!(value(()), ibv_unimport_dm(dm) {
-        let _ = object::retire::<crate::context::Dm>(dm);
+        let _ = object::retire_if::<Dm>(dm, |d| d.ctx.ops.unimport_dm(d));
     })
 }

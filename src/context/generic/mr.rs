@@ -1,0 +1,253 @@
+//! Memory regions: the kernel's REG_MR / DEREG_MR, and what libibverbs does
+//! around the provider (fork protection of the range, the C fields it fills,
+//! ibv_rereg_mr's checks and error codes).
+
+use super::{read_c, update_c};
+use crate::abi::*;
+use crate::context::{Context, Mr, Pd};
+use crate::entry::{Errno, Result, set_errno};
+use crate::fork::{self, Advice};
+use crate::object::{self, CObject};
+use crate::uverbs::IoctlCmd;
+use crate::uverbs::ids::*;
+use crate::uverbs::mr::RegMr;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How an MR came to be (rdma-core's `enum ibv_mr_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MrType {
+    Mr,
+    Imported,
+    Dmabuf,
+}
+
+/// What the library keeps about an MR besides its C struct.
+#[derive(Debug)]
+pub struct MrInfo {
+    pub mr_type: MrType,
+    /// The access flags it was registered with.
+    pub access: u32,
+    /// Serializes ibv_rereg_mr's updates of the C struct.
+    pub lock: Mutex<()>,
+}
+
+/// The library's record of an MR (every MR a uverbs provider creates has one).
+pub fn info(mr: &Mr) -> Option<&MrInfo> {
+    mr.hw.downcast_ref::<MrInfo>()
+}
+
+/// REG_MR for `[addr, addr + len)` at `iova`; fills the C struct as
+/// ibv_cmd_reg_mr does.
+pub fn reg_kernel(
+    pd: &Arc<Pd>,
+    addr: usize,
+    len: usize,
+    iova: u64,
+    access: u32,
+    drv_in: &[u8],
+    drv_out: &mut [u8],
+) -> Result<Arc<Mr>> {
+    let mut length = len as u64;
+    if access & IBV_ACCESS_ON_DEMAND != 0 && len == usize::MAX {
+        // The whole address space: an implicit ODP MR, which must start at 0.
+        if addr != 0 {
+            return Err(Errno::EINVAL);
+        }
+        length = u64::MAX;
+    }
+    let req = RegMr {
+        start: addr as u64,
+        length,
+        hca_va: iova,
+        pd_handle: super::pd::handle(pd),
+        access_flags: access,
+        ..Default::default()
+    };
+    let ctx = &pd.ctx;
+    let r = ctx.uverbs.reg_mr(&req, drv_in, drv_out)?;
+    let c = ibv_mr {
+        context: ctx.c_ptr(),
+        pd: pd.c_ptr(),
+        addr: addr as *mut c_void,
+        length: len,
+        handle: r.mr_handle,
+        lkey: r.lkey,
+        rkey: r.rkey,
+    };
+    let info = MrInfo {
+        mr_type: MrType::Mr,
+        access,
+        lock: Mutex::new(()),
+    };
+    Ok(Arc::new(Mr::new(c, ctx.clone(), Box::new(info))))
+}
+
+/// DEREG_MR.
+pub fn dereg_kernel(mr: &Mr) -> Result<()> {
+    mr.ctx.uverbs.dereg_mr(read_c(mr).handle)
+}
+
+/// The kernel's `IB_UVERBS_CORE_SUPPORT_*` bits (QUERY_CONTEXT); 0 on kernels
+/// without that method. The same for every device of this kernel.
+fn core_support(ctx: &Context) -> u64 {
+    const UNKNOWN: u64 = u64::MAX;
+    static CACHE: AtomicU64 = AtomicU64::new(UNKNOWN);
+    let v = CACHE.load(Ordering::Relaxed);
+    if v != UNKNOWN {
+        return v;
+    }
+    let mut support = 0u64;
+    let mut vectors = 0u32;
+    let mut c = IoctlCmd::new(
+        "QUERY_CONTEXT",
+        UVERBS_OBJECT_DEVICE,
+        UVERBS_METHOD_QUERY_CONTEXT,
+    );
+    c.ptr_out_pod(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &mut vectors);
+    c.ptr_out_pod(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &mut support);
+    let ok = ctx.uverbs.ioctl(&mut c).is_ok();
+    let v = if ok { support } else { 0 };
+    CACHE.store(v, Ordering::Relaxed);
+    v
+}
+
+/// ibv_reg_mr_iova2 (and ibv_reg_mr, ibv_reg_mr_iova): drops the optional
+/// access bits the kernel does not know, keeps the range out of fork()
+/// children (unless on-demand paging), and lets the provider register it.
+pub fn reg(pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, mut access: u32) -> Result<Arc<Mr>> {
+    let ctx = &pd.ctx;
+    if core_support(ctx) & u64::from(IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS) == 0 {
+        access &= !IBV_ACCESS_OPTIONAL_RANGE;
+    }
+    let odp = access & IBV_ACCESS_ON_DEMAND != 0;
+    if !odp {
+        fork::range(addr, len, Advice::DontFork)?;
+    }
+    match ctx.ops.reg_mr(pd, addr, len, iova, access) {
+        Ok(mr) => {
+            update_c(&*mr, |c| {
+                c.context = ctx.c_ptr();
+                c.pd = pd.c_ptr();
+                c.addr = addr as *mut c_void;
+                c.length = len;
+            });
+            Ok(mr)
+        }
+        Err(e) => {
+            if !odp {
+                let _ = fork::range(addr, len, Advice::DoFork);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// ibv_reg_dmabuf_mr: the provider's registration, then the C fields.
+pub fn reg_dmabuf(
+    pd: &Arc<Pd>,
+    offset: u64,
+    len: usize,
+    iova: u64,
+    fd: c_int,
+    access: u32,
+) -> Result<Arc<Mr>> {
+    let mr = pd
+        .ctx
+        .ops
+        .reg_dmabuf_mr(pd, offset, len, iova, fd, access)?;
+    update_c(&*mr, |c| {
+        c.context = pd.ctx.c_ptr();
+        c.pd = pd.c_ptr();
+        c.addr = offset as usize as *mut c_void;
+        c.length = len;
+    });
+    Ok(mr)
+}
+
+/// ibv_dereg_mr's check-and-destroy, run under the registry lock: the
+/// provider's deregistration, then the range may be inherited by fork() again.
+pub fn dereg(mr: &Mr) -> Result<()> {
+    let c = read_c(mr);
+    let (mr_type, access) = info(mr).map_or((MrType::Mr, 0), |i| (i.mr_type, i.access));
+    mr.ctx.ops.dereg_mr(mr)?;
+    if mr_type == MrType::Mr && access & IBV_ACCESS_ON_DEMAND == 0 {
+        let _ = fork::range(c.addr as usize, c.length, Advice::DoFork);
+    }
+    Ok(())
+}
+
+/// ibv_rereg_mr: 0, or an `IBV_REREG_MR_ERR_*` code with errno set.
+pub fn rereg(
+    mr: &Mr,
+    flags: c_int,
+    pd: *mut ibv_pd,
+    addr: usize,
+    len: usize,
+    access: c_int,
+) -> c_int {
+    let input = |e: Errno| {
+        set_errno(e);
+        IBV_REREG_MR_ERR_INPUT
+    };
+    if info(mr).is_none_or(|i| i.mr_type != MrType::Mr) {
+        return input(Errno::EINVAL);
+    }
+    let flags_u = flags as u32;
+    if flags_u & !IBV_REREG_MR_FLAGS_SUPPORTED != 0 {
+        return input(Errno::EINVAL);
+    }
+    let translation = flags_u & IBV_REREG_MR_CHANGE_TRANSLATION != 0;
+    if translation && (len == 0 || addr == 0) {
+        return input(Errno::EINVAL);
+    }
+    if access != 0 && flags_u & IBV_REREG_MR_CHANGE_ACCESS == 0 {
+        return input(Errno::EINVAL);
+    }
+    if translation && let Err(e) = fork::range(addr, len, Advice::DontFork) {
+        set_errno(e);
+        return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+    }
+    let _guard = info(mr).map(|i| i.lock.lock().unwrap_or_else(|p| p.into_inner()));
+    let old = read_c(mr);
+    // A pointer that is not a live PD reaches the provider as None: a provider
+    // that can change the PD answers EINVAL then.
+    let new_pd = if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
+        object::lookup::<Pd>(pd).ok()
+    } else {
+        None
+    };
+    match mr
+        .ctx
+        .ops
+        .rereg_mr(mr, flags, new_pd.as_ref(), addr, len, access)
+    {
+        Ok(()) => {
+            update_c(mr, |c| {
+                if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
+                    c.pd = pd;
+                }
+                if translation {
+                    c.addr = addr as *mut c_void;
+                    c.length = len;
+                }
+            });
+            if translation
+                && let Err(e) = fork::range(old.addr as usize, old.length, Advice::DoFork)
+            {
+                set_errno(e);
+                return IBV_REREG_MR_ERR_DO_FORK_OLD;
+            }
+            0
+        }
+        Err(e) => {
+            set_errno(e);
+            if translation && let Err(e) = fork::range(addr, len, Advice::DoFork) {
+                set_errno(e);
+                return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+            }
+            IBV_REREG_MR_ERR_CMD
+        }
+    }
+}
