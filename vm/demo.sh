@@ -6,6 +6,7 @@
 # Exit status: 0 when both ran on our library; 0 as well (with the message)
 # when only Debian's did, unless DEMO_STRICT=1; 1 when the VM or Debian's run failed.
 set -euo pipefail
+VM_TIMEOUT=${VM_TIMEOUT:-300}
 . "$(dirname "$0")/lib.sh"
 [ -e "$OUR_LIB" ] || vm_die "$OUR_LIB is missing: run 'make' first"
 t0=$(date +%s)
@@ -16,7 +17,7 @@ echo "$REPO" > "$run/cwd"
 echo "exec bash '$REPO/vm/guest/demo.sh'" > "$run/cmd.sh"
 echo "demo: booting the Soft-RoCE VM (qemu TCG, kernel $VM_KVER; about 10 s)..."
 set +e
-VM_TIMEOUT=${VM_TIMEOUT:-300} vm_boot "$run"; rc=$?
+vm_boot "$run"; rc=$?
 set -e
 echo
 echo "demo: done in $(( $(date +%s) - t0 ))s (VM up ${VM_ELAPSED}s)"

@@ -49,6 +49,7 @@ pwd > "$run/cwd"
 set +e
 vm_boot "$run"; rc=$?
 set -e
+[ "${VM_QUIET:-0}" = 1 ] && cat "$run/output"
 vm_log "exit status $rc, VM up ${VM_ELAPSED}s (kernel $VM_KVER, $lib library)"
 [ "${VM_KEEP:-0}" = 1 ] && vm_log "kept $run"
 exit $rc

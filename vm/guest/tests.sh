@@ -92,7 +92,8 @@ single() {
 }
 
 # pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': server in the background, client
-# after it listens (WAIT: a TCP port to wait for, or a number of seconds).
+# once it listens (WAIT: tcp = a TCP listener on the case's port; cm = an
+# RDMA-CM listener on it, as `rdma resource show cm_id` shows; cm:PORT = on PORT).
 # Both must exit 0. @PORT@ in the commands becomes a fresh port per run.
 pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4
@@ -103,15 +104,16 @@ pair() {
     PORT=$((PORT + 1)); p=$PORT
     run "$lib" "$d" server ${scmd//@PORT@/$p} &
     spid=$!
-    if [ "$wait" = tcp ]; then
-      for i in $(seq 1 150); do
-        ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break
-        kill -0 $spid 2>/dev/null || break
-        sleep 0.1
-      done
-    else
-      sleep "$wait"
-    fi
+    # wait (up to 40 s: TCG on a busy host is slow) until the server listens
+    for i in $(seq 1 400); do
+      case $wait in
+        tcp) ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break ;;
+        cm)  rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break ;;
+        cm:*) rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":${wait#cm:} " && break ;;
+      esac
+      kill -0 $spid 2>/dev/null || break
+      sleep 0.1
+    done
     run "$lib" "$d" client ${ccmd//@PORT@/$p}
     # the server ends by itself once the client is done; give it a moment
     for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
@@ -148,10 +150,10 @@ for t in send write read atomic; do
 done
 
 # --- rdmacm-utils: librdmacm over the library under test ----------------------
-pair rping 2 "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
-pair ucmatose 2 "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
-pair udaddy 2 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
-pair rdma_server 2 "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
+pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
+pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
+pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
 
 # --- the project's own C tests (built by vm/run-tests.sh into $OUTDIR/c-tests) --
 for t in "$OUTDIR"/c-tests/*; do
