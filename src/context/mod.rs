@@ -5,10 +5,14 @@
 //! extended ops through negative offsets from it.
 #![allow(unsafe_code)]
 
+mod close;
+pub mod events;
+pub mod generic;
 mod objects;
 mod open;
 mod ops;
 
+pub use close::close;
 pub use objects::*;
 pub use open::open;
 pub use ops::ContextOps;

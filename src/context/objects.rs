@@ -3,6 +3,7 @@
 #![allow(unsafe_code)]
 
 use super::Context;
+use super::events::EventCounts;
 use crate::abi::*;
 use crate::object::CObject;
 use std::any::Any;
@@ -17,6 +18,8 @@ macro_rules! c_object {
             pub ctx: Arc<Context>,
             /// The provider's state for this object.
             pub hw: Box<dyn Any + Send + Sync>,
+            /// Events acknowledged on this object (see `context::events`).
+            pub events: EventCounts,
         }
 
         // SAFETY: the C struct is filled before publication; later writes come
@@ -34,7 +37,7 @@ macro_rules! c_object {
 
         impl $name {
             pub fn new(c: $c, ctx: Arc<Context>, hw: Box<dyn Any + Send + Sync>) -> Self {
-                $name { c: UnsafeCell::new(c), ctx, hw }
+                $name { c: UnsafeCell::new(c), ctx, hw, events: EventCounts::default() }
             }
         }
     };

@@ -16,6 +16,8 @@ pub struct Device {
     c: UnsafeCell<ibv_device>,
     pub sysfs: SysfsDevice,
     pub provider: &'static dyn Provider,
+    /// The port count netlink reports (0: none), read once when first needed.
+    pub num_ports: std::sync::OnceLock<u32>,
 }
 
 // SAFETY: the C struct is written only in `new`, before the device is published;
@@ -69,6 +71,7 @@ impl Device {
             c: UnsafeCell::new(c),
             sysfs,
             provider,
+            num_ports: std::sync::OnceLock::new(),
         }
     }
 

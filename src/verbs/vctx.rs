@@ -4,9 +4,8 @@
 
 use crate::abi::*;
 use crate::context::Context;
-use crate::entry::Errno;
 use crate::object;
-use crate::verbs::query::query_port_into;
+use crate::verbs::query::{query_device_ex_into, query_port_into};
 use std::ffi::c_int;
 
 /// Points the slots the library implements at their dispatchers.
@@ -37,19 +36,6 @@ unsafe extern "C" fn query_device_ex(
 ) -> c_int {
     entry!(errno, query_device_ex(context, input, attr, attr_size) {
         let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: optional input from the caller.
-        if unsafe { input.as_ref() }.is_some_and(|i| i.comp_mask != 0) {
-            return Err(Errno::EINVAL);
-        }
-        if attr.is_null() || attr_size < size_of::<ibv_device_attr>() {
-            return Err(Errno::EINVAL);
-        }
-        // SAFETY: plain C data; all-zero is valid.
-        let mut full: ibv_device_attr_ex = unsafe { std::mem::zeroed() };
-        ctx.ops.query_device_ex(&ctx, &mut full)?;
-        let n = attr_size.min(size_of::<ibv_device_attr_ex>());
-        // SAFETY: the caller gives attr_size writable bytes at attr; we write at most that.
-        unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), attr.cast::<u8>(), n) };
-        Ok(())
+        query_device_ex_into(&ctx, input, attr, attr_size)
     })
 }
