@@ -33,12 +33,11 @@ pub unsafe extern "C" fn ibv_query_device(
 /// then what the caller's size covers.
 pub fn query_device_ex_into(
     ctx: &Context,
-    input: *const ibv_query_device_ex_input,
+    input: Option<&ibv_query_device_ex_input>,
     out: *mut ibv_device_attr_ex,
     attr_size: usize,
 ) -> Result<()> {
-    // SAFETY: optional input from the caller.
-    if unsafe { input.as_ref() }.is_some_and(|i| i.comp_mask != 0) {
+    if input.is_some_and(|i| i.comp_mask != 0) {
         return Err(Errno::EINVAL);
     }
     if out.is_null() || attr_size < size_of::<ibv_device_attr>() {
@@ -70,6 +69,8 @@ pub unsafe extern "C" fn ibv_query_device_ex(
 ) -> c_int {
     entry!(errno, ibv_query_device_ex(context, input, attr) {
         let ctx = self::context(context)?;
+        // SAFETY: optional input from the caller.
+        let input = unsafe { input.as_ref() };
         query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>())
     })
 }

@@ -36,6 +36,8 @@ unsafe extern "C" fn query_device_ex(
 ) -> c_int {
     entry!(errno, query_device_ex(context, input, attr, attr_size) {
         let ctx = object::lookup::<Context>(context)?;
+        // SAFETY: optional input from the caller.
+        let input = unsafe { input.as_ref() };
         query_device_ex_into(&ctx, input, attr, attr_size)
     })
 }

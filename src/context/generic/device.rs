@@ -212,6 +212,12 @@ pub fn fw_ver_triplet(raw: u64) -> String {
     )
 }
 
+/// An all-zero `ibv_device_attr_ex`.
+pub fn zeroed_attr_ex() -> ibv_device_attr_ex {
+    // SAFETY: plain C data; all-zero is valid.
+    unsafe { std::mem::zeroed() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,10 +228,4 @@ mod tests {
         assert_eq!(fw_ver_triplet(0x0001_0002_0003), "1.2.3");
         assert_eq!(fw_ver_triplet(0xffff_0001_0000_0000), "1.0.0");
     }
-}
-
-/// An all-zero `ibv_device_attr_ex`.
-pub fn zeroed_attr_ex() -> ibv_device_attr_ex {
-    // SAFETY: plain C data; all-zero is valid.
-    unsafe { std::mem::zeroed() }
 }

@@ -75,20 +75,20 @@ pub fn query_gid_ex(
     fallback_mask: u32,
 ) -> Result<ibv_gid_entry> {
     let mut buf = [0u8; GID_ENTRY_SIZE];
-    let mut c = IoctlCmd::new(
-        "QUERY_GID_ENTRY",
-        UVERBS_OBJECT_DEVICE,
-        UVERBS_METHOD_QUERY_GID_ENTRY,
-    );
-    c.const_in(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port.into());
-    c.const_in(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index.into());
-    c.u32_in(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, flags);
-    c.ptr_out(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &mut buf);
-    match ctx.uverbs.ioctl(&mut c) {
-        Ok(()) => {
-            drop(c);
-            Ok(entry_from_bytes(&buf))
-        }
+    let r = {
+        let mut c = IoctlCmd::new(
+            "QUERY_GID_ENTRY",
+            UVERBS_OBJECT_DEVICE,
+            UVERBS_METHOD_QUERY_GID_ENTRY,
+        );
+        c.const_in(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port.into());
+        c.const_in(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index.into());
+        c.u32_in(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, flags);
+        c.ptr_out(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &mut buf);
+        ctx.uverbs.ioctl(&mut c)
+    };
+    match r {
+        Ok(()) => Ok(entry_from_bytes(&buf)),
         Err(e) if kernel_lacks(e) => {
             if flags != 0 {
                 return Err(Errno::EOPNOTSUPP);
@@ -141,11 +141,7 @@ fn table_from_sysfs(ctx: &Context, out: &mut [u8], entry_size: usize) -> Result<
     // SAFETY: plain C data; all-zero is valid.
     let mut dev: ibv_device_attr = unsafe { std::mem::zeroed() };
     ctx.ops.query_device(ctx, &mut dev)?;
-    let max = if entry_size == 0 {
-        0
-    } else {
-        out.len() / entry_size
-    };
+    let max = out.len().checked_div(entry_size).unwrap_or(0);
     let mut n = 0usize;
     for port in 1..=u32::from(dev.phys_port_cnt) {
         // SAFETY: plain C data; all-zero is valid.
