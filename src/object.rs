@@ -78,6 +78,22 @@ pub fn retire_if<T: CObject>(
     })
 }
 
+/// Takes back from C every object `pred` selects (ibv_close_device: all the
+/// objects of the context). They are returned so that the caller drops them
+/// outside the registry lock.
+pub fn retire_where(
+    pred: impl Fn(&(dyn Any + Send + Sync)) -> bool,
+) -> Vec<Arc<dyn Any + Send + Sync>> {
+    with_map(|m| {
+        let keys: Vec<usize> = m
+            .iter()
+            .filter(|(_, e)| pred(e.as_ref()))
+            .map(|(k, _)| *k)
+            .collect();
+        keys.iter().filter_map(|k| m.remove(k)).collect()
+    })
+}
+
 /// How many objects C holds now (for leak tests).
 #[allow(dead_code)]
 pub fn live_count() -> usize {

@@ -37,8 +37,10 @@ impl Provider for Rxe {
         self.open_fd(dev, f.into(), true)
     }
 
-    fn import(&self, dev: &Arc<Device>, cmd_fd: OwnedFd) -> Result<Arc<Context>> {
-        self.open_fd(dev, cmd_fd, false)
+    /// rdma-core's rxe provider has no import_context: ibv_import_device on an
+    /// rxe fd fails with EOPNOTSUPP.
+    fn import(&self, _dev: &Arc<Device>, _cmd_fd: OwnedFd) -> Result<Arc<Context>> {
+        Err(crate::entry::Errno::EOPNOTSUPP)
     }
 }
 

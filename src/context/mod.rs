@@ -5,12 +5,14 @@
 //! extended ops through negative offsets from it.
 #![allow(unsafe_code)]
 
+mod close;
 pub mod events;
 pub mod generic;
 mod objects;
 mod open;
 mod ops;
 
+pub use close::close;
 pub use events::{EventCounts, Events};
 pub use objects::*;
 pub use open::open;

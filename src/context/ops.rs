@@ -16,21 +16,37 @@ pub trait ContextOps: Send + Sync {
     fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
         Err(NO)
     }
-    fn query_device_ex(&self, ctx: &Context, attr: &mut ibv_device_attr_ex) -> Result<()> {
+    /// `attr_size`: how much of `ibv_device_attr_ex` the caller has; fields
+    /// beyond it stay zero.
+    fn query_device_ex(
+        &self,
+        ctx: &Context,
+        attr: &mut ibv_device_attr_ex,
+        attr_size: usize,
+    ) -> Result<()> {
         Err(NO)
     }
-    /// One GID table entry; ENODATA for an empty slot.
+    /// One GID table entry; ENODATA for an empty slot. `fallback_mask`
+    /// (generic::gid::GID_ATTR_*) is what a sysfs fallback must read.
     fn query_gid_ex(
         &self,
         ctx: &Context,
         port: u32,
         index: u32,
         flags: u32,
+        fallback_mask: u32,
     ) -> Result<ibv_gid_entry> {
         Err(NO)
     }
-    /// The valid GID entries of all ports, at most `max`.
-    fn query_gid_table(&self, ctx: &Context, max: usize, flags: u32) -> Result<Vec<ibv_gid_entry>> {
+    /// The valid GID entries of all ports, at `entry_size` strides into `out`;
+    /// returns how many.
+    fn query_gid_table(
+        &self,
+        ctx: &Context,
+        out: &mut [u8],
+        entry_size: usize,
+        flags: u32,
+    ) -> Result<usize> {
         Err(NO)
     }
     fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {

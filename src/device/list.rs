@@ -88,23 +88,28 @@ impl DeviceList {
     }
 }
 
-/// ibv_import_device: finds the device whose char device `cmd_fd` is open on.
+/// ibv_import_device: finds the device whose char device `cmd_fd` is open on
+/// (EINVAL: not a character device; ENODEV: none of ours) and lets its
+/// provider import the context (EOPNOTSUPP when it cannot, as rxe).
 pub fn import(cmd_fd: std::ffi::c_int) -> Result<Arc<crate::context::Context>> {
     use std::os::fd::{FromRawFd, OwnedFd};
-    use std::os::unix::fs::MetadataExt;
-    // SAFETY: F_DUPFD_CLOEXEC on any integer is safe: a bad fd is just EBADF.
-    let dup = unsafe { libc::fcntl(cmd_fd, libc::F_DUPFD_CLOEXEC, 0) };
-    if dup < 0 {
+    // SAFETY: fstat fills our own struct; a bad fd is just an error.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstat(cmd_fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFCHR {
         return Err(Errno::EINVAL);
     }
-    // SAFETY: `dup` is a new descriptor that nothing else owns.
-    let owned = unsafe { OwnedFd::from_raw_fd(dup) };
-    let file = std::fs::File::from(owned);
-    let rdev = file.metadata()?.rdev();
     let devs = refresh().map_err(|_| Errno::ENODEV)?;
     let dev = devs
         .into_iter()
-        .find(|d| d.sysfs.cdev == (libc::major(rdev), libc::minor(rdev)))
+        .find(|d| d.sysfs.cdev == (libc::major(st.st_rdev), libc::minor(st.st_rdev)))
         .ok_or(Errno::ENODEV)?;
-    dev.provider.import(&dev, file.into())
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we just checked.
+    let dup = unsafe { libc::fcntl(cmd_fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if dup < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: `dup` is a new descriptor that nothing else owns.
+    let owned = unsafe { OwnedFd::from_raw_fd(dup) };
+    dev.provider.import(&dev, owned)
 }

@@ -21,6 +21,8 @@ pub struct Device {
     driver_ops: *const std::ffi::c_void,
     pub sysfs: SysfsDevice,
     pub provider: &'static dyn Provider,
+    /// The port count netlink reports (0: none), read once when first needed.
+    pub num_ports: std::sync::OnceLock<u32>,
 }
 
 // SAFETY: the C struct is written only in `new`, before the device is published;
@@ -75,6 +77,7 @@ impl Device {
             driver_ops: std::ptr::null(),
             sysfs,
             provider,
+            num_ports: std::sync::OnceLock::new(),
         }
     }
 

@@ -261,9 +261,8 @@ impl Uverbs {
     /// Port attributes: the ioctl method (which adds `port_cap_flags2`), else write().
     pub fn query_port(&self, port_num: u8) -> Result<QueryPortRespEx> {
         let mut resp = QueryPortRespEx::default();
-        let port = [port_num];
         let mut c = IoctlCmd::new("QUERY_PORT", UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
-        c.ptr_in(UVERBS_ATTR_QUERY_PORT_PORT_NUM, &port);
+        c.const_in(UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num.into());
         c.ptr_out_pod(UVERBS_ATTR_QUERY_PORT_RESP, &mut resp);
         match self.ioctl_fallback(Verb::QueryPort, &mut c)? {
             Fallback::Done => Ok(resp),

@@ -86,7 +86,7 @@ pub unsafe extern "C" fn ibv_import_device(cmd_fd: c_int) -> *mut ibv_context {
 pub unsafe extern "C" fn ibv_close_device(context: *mut ibv_context) -> c_int {
     entry!(errno, ibv_close_device(context) {
         let ctx: Arc<Context> = object::retire::<Context>(context)?;
-        ctx.ops.close(&ctx)
+        crate::context::close(ctx)
     })
 }
 

@@ -22,8 +22,11 @@ pub unsafe extern "C" fn ibv_get_async_event(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_ack_async_event(event: *mut ibv_async_event) {
     entry!(value(()), ibv_ack_async_event(event) {
-        // Events are counted per object by the provider when it has any; an
-        // event we never handed out is ignored.
-        let _ = event;
+        // NULL is ignored where rdma-core would crash; events of objects we
+        // do not know need no acknowledgement.
+        // SAFETY: the caller's event, if any.
+        if let Some(ev) = unsafe { event.as_ref() } {
+            crate::context::generic::async_event::ack_async_event(ev);
+        }
     })
 }

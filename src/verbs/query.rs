@@ -2,6 +2,8 @@
 
 use crate::abi::*;
 use crate::context::Context;
+use crate::context::generic;
+use crate::context::generic::gid::{GID_ATTR_ALL, GID_ENTRY_SIZE, entry_bytes};
 use crate::entry::{Errno, Result, arg_mut};
 use crate::object;
 use std::ffi::{c_int, c_uint};
@@ -24,6 +26,37 @@ pub unsafe extern "C" fn ibv_query_device(
     })
 }
 
+/// Fills the first `attr_size` bytes of a caller's `ibv_device_attr_ex`, as
+/// the verbs_context slot does: everything zeroed first (also on failure),
+/// then what the caller's size covers.
+pub fn query_device_ex_into(
+    ctx: &Context,
+    input: Option<&ibv_query_device_ex_input>,
+    out: *mut ibv_device_attr_ex,
+    attr_size: usize,
+) -> Result<()> {
+    if input.is_some_and(|i| i.comp_mask != 0) {
+        return Err(Errno::EINVAL);
+    }
+    if out.is_null() || attr_size < size_of::<ibv_device_attr>() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the caller gives attr_size writable bytes at out.
+    unsafe { std::ptr::write_bytes(out.cast::<u8>(), 0, attr_size) };
+    let mut full = generic::device::zeroed_attr_ex();
+    match ctx.ops.query_device_ex(ctx, &mut full, attr_size) {
+        Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => {
+            full = generic::device::zeroed_attr_ex();
+            ctx.ops.query_device(ctx, &mut full.orig_attr)?;
+        }
+        r => r?,
+    }
+    let n = attr_size.min(size_of::<ibv_device_attr_ex>());
+    // SAFETY: we write at most attr_size bytes at out.
+    unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), out.cast::<u8>(), n) };
+    Ok(())
+}
+
 /// The same as the inline in verbs.h, exported for FFI users that cannot use
 /// inline functions. Uses this library's `ibv_device_attr_ex` size.
 #[unsafe(no_mangle)]
@@ -35,29 +68,23 @@ pub unsafe extern "C" fn ibv_query_device_ex(
     entry!(errno, ibv_query_device_ex(context, input, attr) {
         let ctx = self::context(context)?;
         // SAFETY: optional input from the caller.
-        if unsafe { input.as_ref() }.is_some_and(|i| i.comp_mask != 0) {
-            return Err(Errno::EINVAL);
-        }
-        // SAFETY: caller's out-parameter.
-        let attr = unsafe { arg_mut(attr)? };
-        match ctx.ops.query_device_ex(&ctx, attr) {
-            Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => {
-                // SAFETY: plain C data; all-zero is valid.
-                *attr = unsafe { std::mem::zeroed() };
-                ctx.ops.query_device(&ctx, &mut attr.orig_attr)
-            }
-            r => r,
-        }
+        let input = unsafe { input.as_ref() };
+        query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>())
     })
 }
 
 /// Size of the port attributes of programs built before port_cap_flags2.
 const COMPAT_PORT_ATTR_LEN: usize = 48;
 
-/// Fills the first `len` bytes of a caller's port attributes.
+/// Fills the first `len` bytes of a caller's port attributes. A caller with
+/// the whole struct (or more) has it zeroed first, even if the query fails.
 pub fn query_port_into(ctx: &Context, port: u8, out: *mut ibv_port_attr, len: usize) -> Result<()> {
     if out.is_null() {
         return Err(Errno::EINVAL);
+    }
+    if len >= size_of::<ibv_port_attr>() {
+        // SAFETY: the caller gives `len` writable bytes at `out`.
+        unsafe { std::ptr::write_bytes(out.cast::<u8>(), 0, len) };
     }
     // SAFETY: plain C data; all-zero is valid.
     let mut full: ibv_port_attr = unsafe { std::mem::zeroed() };
@@ -91,16 +118,15 @@ pub unsafe extern "C" fn ibv_query_gid(
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let gid = unsafe { arg_mut(gid)? };
-        let index = u32::try_from(index).map_err(|_| Errno::EINVAL)?;
-        match ctx.ops.query_gid_ex(&ctx, port_num.into(), index, 0) {
-            Ok(e) => *gid = e.gid,
-            // An empty slot reads as the zero GID, as it always has.
-            Err(Errno(libc::ENODATA)) => *gid = ibv_gid { raw: [0; 16] },
-            Err(e) => return Err(e),
-        }
+        // A negative index reaches the kernel as a huge one, as in rdma-core.
+        let raw = generic::gid::query_gid(&ctx, port_num.into(), index as u32)?;
+        *gid = ibv_gid { raw };
         Ok(0)
     })
 }
+
+/// The most an ioctl attribute can carry.
+const MAX_ATTR_LEN: usize = u16::MAX as usize;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn _ibv_query_gid_ex(
@@ -113,12 +139,22 @@ pub unsafe extern "C" fn _ibv_query_gid_ex(
 ) -> c_int {
     entry!(errno, _ibv_query_gid_ex(context, port_num, gid_index, entry, flags, entry_size) {
         let ctx = self::context(context)?;
-        if entry.is_null() || entry_size < size_of::<ibv_gid_entry>() || flags != 0 {
+        // The kernel takes entries of at least its own size (the tail zeroed).
+        if !(GID_ENTRY_SIZE..=MAX_ATTR_LEN).contains(&entry_size) {
             return Err(Errno::EINVAL);
         }
-        let e = ctx.ops.query_gid_ex(&ctx, port_num, gid_index, flags)?;
-        // SAFETY: checked non-NULL and at least one entry long.
-        unsafe { entry.write(e) };
+        let e = ctx.ops.query_gid_ex(&ctx, port_num, gid_index, flags, GID_ATTR_ALL)?;
+        if entry.is_null() {
+            // Where the kernel's copy-out would fault.
+            return Err(Errno::EFAULT);
+        }
+        let b = entry_bytes(&e);
+        // SAFETY: the caller gives entry_size (>= GID_ENTRY_SIZE) writable bytes at entry.
+        unsafe {
+            let p = entry.cast::<u8>();
+            std::ptr::copy_nonoverlapping(b.as_ptr(), p, GID_ENTRY_SIZE);
+            std::ptr::write_bytes(p.add(GID_ENTRY_SIZE), 0, entry_size - GID_ENTRY_SIZE);
+        }
         Ok(())
     })
 }
@@ -133,15 +169,24 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
 ) -> isize {
     let r = entry!(minus_one, _ibv_query_gid_table(context, entries, max_entries, flags, entry_size) {
         let ctx = self::context(context)?;
-        if entries.is_null() || entry_size < size_of::<ibv_gid_entry>() || flags != 0 {
-            return Err(Errno::EINVAL);
-        }
-        let table = ctx.ops.query_gid_table(&ctx, max_entries, flags)?;
-        for (i, e) in table.iter().take(max_entries).enumerate() {
+        let len = entry_size
+            .checked_mul(max_entries)
+            .filter(|&l| l <= MAX_ATTR_LEN)
+            .ok_or(Errno::EINVAL)?;
+        let n = if entries.is_null() {
+            // The kernel fills a table it then cannot copy out (EFAULT),
+            // unless it is empty.
+            let mut tmp = vec![0u8; len];
+            match ctx.ops.query_gid_table(&ctx, &mut tmp, entry_size, flags)? {
+                0 => 0,
+                _ => return Err(Errno::EFAULT),
+            }
+        } else {
             // SAFETY: the caller gives max_entries entries of entry_size bytes.
-            unsafe { entries.byte_add(i * entry_size).write_unaligned(*e) };
-        }
-        Ok(table.len().min(max_entries) as c_int)
+            let out = unsafe { std::slice::from_raw_parts_mut(entries.cast::<u8>(), len) };
+            ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
+        };
+        c_int::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
     });
     // This one reports failure as a negative errno.
     if r < 0 {
@@ -164,8 +209,7 @@ pub unsafe extern "C" fn ibv_query_gid_type(
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let out = unsafe { arg_mut(gid_type)? };
-        let e = ctx.ops.query_gid_ex(&ctx, port_num.into(), index, 0)?;
-        *out = u32::from(e.gid_type == IBV_GID_TYPE_ROCE_V2);
+        *out = generic::gid::query_gid_type_sysfs(&ctx, port_num.into(), index)?;
         Ok(0)
     })
 }

@@ -6,7 +6,7 @@ use crate::abi::*;
 use crate::context::{CompChannel, Context, Cq};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
-use crate::verbs::query::query_port_into;
+use crate::verbs::query::{query_device_ex_into, query_port_into};
 use std::ffi::c_int;
 
 /// Points the slots the library implements at their dispatchers.
@@ -42,19 +42,8 @@ unsafe extern "C" fn query_device_ex(
     entry!(errno, query_device_ex(context, input, attr, attr_size) {
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: optional input from the caller.
-        if unsafe { input.as_ref() }.is_some_and(|i| i.comp_mask != 0) {
-            return Err(Errno::EINVAL);
-        }
-        if attr.is_null() || attr_size < size_of::<ibv_device_attr>() {
-            return Err(Errno::EINVAL);
-        }
-        // SAFETY: plain C data; all-zero is valid.
-        let mut full: ibv_device_attr_ex = unsafe { std::mem::zeroed() };
-        ctx.ops.query_device_ex(&ctx, &mut full)?;
-        let n = attr_size.min(size_of::<ibv_device_attr_ex>());
-        // SAFETY: the caller gives attr_size writable bytes at attr; we write at most that.
-        unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), attr.cast::<u8>(), n) };
-        Ok(())
+        let input = unsafe { input.as_ref() };
+        query_device_ex_into(&ctx, input, attr, attr_size)
     })
 }
 

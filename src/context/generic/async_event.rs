@@ -1,0 +1,119 @@
+//! ibv_get_async_event / ibv_ack_async_event over the context's async fd.
+//!
+//! The kernel reports the object of an event by the `user_handle` given when
+//! the object was created. Our convention, for every CQ, QP, SRQ and WQ: that
+//! handle is the address of the object's C struct (the pointer C holds), so
+//! the event hands C back its own pointer, as rdma-core does.
+#![allow(unsafe_code)]
+
+use crate::abi::*;
+use crate::context::{Context, Cq, Qp, Srq};
+use crate::entry::{Errno, Result, trace_level, trace_line};
+use crate::object::{self, CObject};
+use crate::uverbs::Pod;
+use crate::uverbs::device::AsyncEventDesc;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::sync::Arc;
+
+/// Reads one event descriptor from an event fd. Blocks unless the fd is
+/// O_NONBLOCK (then EAGAIN when there is none); a short read is EIO.
+pub fn read_desc<T: Pod>(fd: BorrowedFd<'_>) -> Result<T> {
+    let mut d = T::zeroed();
+    let buf = d.as_bytes_mut();
+    // SAFETY: reads at most buf.len() bytes into our own buffer.
+    let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        return Err(Errno::last());
+    }
+    if n as usize != size_of::<T>() {
+        return Err(Errno::EIO);
+    }
+    Ok(d)
+}
+
+/// What an event's element names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    Cq,
+    Qp,
+    Srq,
+    Wq,
+    Port,
+}
+
+pub fn element_of(t: ibv_event_type) -> Element {
+    match t {
+        ibv_event_type::IBV_EVENT_CQ_ERR => Element::Cq,
+        ibv_event_type::IBV_EVENT_QP_FATAL
+        | ibv_event_type::IBV_EVENT_QP_REQ_ERR
+        | ibv_event_type::IBV_EVENT_QP_ACCESS_ERR
+        | ibv_event_type::IBV_EVENT_COMM_EST
+        | ibv_event_type::IBV_EVENT_SQ_DRAINED
+        | ibv_event_type::IBV_EVENT_PATH_MIG
+        | ibv_event_type::IBV_EVENT_PATH_MIG_ERR
+        | ibv_event_type::IBV_EVENT_QP_LAST_WQE_REACHED => Element::Qp,
+        ibv_event_type::IBV_EVENT_SRQ_ERR | ibv_event_type::IBV_EVENT_SRQ_LIMIT_REACHED => {
+            Element::Srq
+        }
+        ibv_event_type::IBV_EVENT_WQ_FATAL => Element::Wq,
+        _ => Element::Port,
+    }
+}
+
+fn known<T: CObject>(p: *const T::C) -> bool {
+    let ok = object::lookup::<T>(p).is_ok();
+    if !ok && trace_level() >= 1 {
+        trace_line(format_args!(
+            "async event for an object we do not know: {p:p}"
+        ));
+    }
+    ok
+}
+
+/// Waits for (or, on a non-blocking fd, polls) the next async event.
+pub fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result<()> {
+    let d: AsyncEventDesc = read_desc(ctx.async_fd.as_fd())?;
+    let t = ibv_event_type(d.event_type);
+    let h = d.element as usize;
+    ev.event_type = t;
+    // The handle is handed back as is (see the module doc), known or not.
+    ev.element = match element_of(t) {
+        Element::Cq => {
+            known::<Cq>(h as *const ibv_cq);
+            ibv_async_event_element { cq: h as *mut _ }
+        }
+        Element::Qp => {
+            known::<Qp>(h as *const ibv_qp);
+            ibv_async_event_element { qp: h as *mut _ }
+        }
+        Element::Srq => {
+            known::<Srq>(h as *const ibv_srq);
+            ibv_async_event_element { srq: h as *mut _ }
+        }
+        Element::Wq => ibv_async_event_element { wq: h as *mut _ },
+        Element::Port => ibv_async_event_element {
+            port_num: d.element as i32,
+        },
+    };
+    Ok(())
+}
+
+fn ack_on<T: CObject>(p: *const T::C, events: impl FnOnce(&Arc<T>)) {
+    if let Ok(o) = object::lookup::<T>(p) {
+        events(&o);
+    }
+}
+
+/// Counts the acknowledgement on the event's object; events of objects we do
+/// not know (and port/device events) need none.
+pub fn ack_async_event(ev: &ibv_async_event) {
+    // SAFETY: the pointer members share offset 0 and size; the address is only
+    // used as a registry key, never dereferenced.
+    let p = unsafe { ev.element.cq } as usize;
+    match element_of(ev.event_type) {
+        Element::Cq => ack_on::<Cq>(p as *const ibv_cq, |o| o.ack_async_event()),
+        Element::Qp => ack_on::<Qp>(p as *const ibv_qp, |o| o.ack_async_event()),
+        Element::Srq => ack_on::<Srq>(p as *const ibv_srq, |o| o.ack_async_event()),
+        Element::Wq | Element::Port => {}
+    }
+}
