@@ -9,7 +9,7 @@
  *
  * GROUP: data, control, memory (the default is all three), peak (the peak-RSS
  * run of 1000 QPs; run it in a process of its own). -q: quick (smoke test):
- * one batch, scale 0.02. One line per row on stdout, tab-separated:
+ * one batch, scale 0.02. -l: list the rows. One line per row on stdout, tab-separated:
  *
  *   R <row> <value> <unit> <description>
  *   R <row> n/a <unit> <description> <TAB>error: <strerror>
@@ -182,7 +182,6 @@ static int qp_rts(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 static int setup(struct env *e)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
-	int rc;
 
 	if (!l)
 		return errno ? errno : ENODEV;
@@ -769,15 +768,19 @@ int main(int argc, char **argv)
 	struct env e = { 0 };
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "d:g:s:b:qh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:s:b:qlh")) != -1) {
 		switch (opt) {
 		case 'd': dev_name = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
 		case 's': scale = atof(optarg); break;
 		case 'b': batches = atoi(optarg); break;
 		case 'q': scale = 0.02; batches = 1; break;
+		case 'l':
+			for (int i = 0; i < NROWS; i++)
+				printf("%s\t%s\t%s\t%s\n", rows[i].name, rows[i].group, rows[i].unit, rows[i].desc);
+			return 0;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] [-g GIDX] [-s SCALE] [-b BATCHES] [-q] "
+			fprintf(stderr, "usage: %s [-d DEV] [-g GIDX] [-s SCALE] [-b BATCHES] [-q] [-l] "
 					"[ROW|data|control|memory|peak|all ...]\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
