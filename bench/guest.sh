@@ -6,7 +6,7 @@
 #   LIB<TAB>ROUND<TAB>ROW<TAB>VALUE|n/a<TAB>UNIT<TAB>DESCRIPTION<TAB>NOTE
 # and facts about the guest to $OUTDIR/guest-info.
 set -u
-OURS=$REPO/build/lib/libibverbs.so.1
+OURDIR=${BENCH_OURS_LIBDIR:-$REPO/build/lib}
 BENCH=$OUTDIR/ibv_bench
 ROUNDS=${BENCH_ROUNDS:-5}
 SCALE=${BENCH_SCALE:-1}
@@ -28,7 +28,7 @@ mkdir -p "$LOG"
 libenv() {
   case $1 in
     debian) echo "IBV_BENCH_LIB=debian" ;;
-    ours) echo "LD_LIBRARY_PATH=$REPO/build/lib" ;;
+    ours) echo "LD_LIBRARY_PATH=$OURDIR" ;;
   esac
 }
 

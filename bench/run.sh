@@ -12,7 +12,9 @@
 #
 # Settings: BENCH_ROUNDS (default 5), BENCH_SCALE (iterations factor, default 1),
 # BENCH_PERF_N (perftest iterations, default 2000), BENCH_OUT (default
-# BENCHMARKS.md), VM_TIMEOUT (whole boot, default 3600 s).
+# BENCHMARKS.md), BENCH_OURS_LIBDIR (the directory of the libibverbs.so.1 to
+# measure as ours, default build/lib; it must be under the repository, which
+# the VM sees), VM_TIMEOUT (whole boot, default 3600 s).
 set -euo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-3600}
 . "$(dirname "$0")/../vm/lib.sh"
@@ -25,7 +27,7 @@ rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
 cc -std=gnu11 -O2 -g -Wall -o "$run/ibv_bench" "$REPO/bench/ibv_bench.c" -libverbs
 
 {
-  for v in BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT; do
+  for v in BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT BENCH_OURS_LIBDIR; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/bench/guest.sh'"
@@ -40,7 +42,7 @@ echo "$REPO" > "$run/cwd"
   echo "vm=qemu TCG (no KVM), ${VM_SMP} vCPUs, ${VM_MEM} memory"
   echo "debian_libibverbs=$(dpkg-query -W -f '${Version}' libibverbs1 2>/dev/null)"
   echo "perftest=$(dpkg-query -W -f '${Version}' perftest 2>/dev/null)"
-  echo "ours=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "ours=${BENCH_OURS_DESC:-$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)}"
   echo "date=$(date -u +%Y-%m-%d)"
   echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$run/host-info"
