@@ -178,6 +178,13 @@ def main():
     w(f"Targets: {summary['met']} met, {summary['missed']} missed, {summary['n/a']} not "
       "measurable (a row is n/a when a verb failed on that library; the error is shown).")
     w("")
+    import os
+    note = os.environ.get("BENCH_NOTE", "").strip()
+    if note:
+        w("## Notes on this run")
+        w("")
+        w(note)
+        w("")
     w("## What bounds each row (rxe)")
     w("")
     for row in order:
@@ -211,7 +218,10 @@ def main():
     w("    make bench                # builds, boots the VM once, rewrites BENCHMARKS.md")
     w("")
     w("Settings: `BENCH_ROUNDS` (default 5), `BENCH_SCALE` (iterations factor, default 1), "
-      "`BENCH_PERF_N` (perftest iterations), `BENCH_OUT`. Raw results and every process's "
+      "`BENCH_PERF_N` (perftest iterations), `BENCH_OUT`, `BENCH_OURS_LIBDIR` (measure another "
+      "build of ours), `BENCH_NOTE` (a paragraph for the notes section); "
+      "`python3 bench/report.py vm/out/bench BENCHMARKS.md` rewrites the report from the last "
+      "raw results. Raw results and every process's "
       "output: `vm/out/bench/` (`raw.tsv`, `logs/`). One run of the program by hand: "
       "`vm/run.sh --lib debian -- vm/out/bench/ibv_bench -q` (`-h` for its options).")
     with open(out, "w") as f:
