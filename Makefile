@@ -64,3 +64,6 @@ vm-test: all
 
 demo: all
 	vm/demo.sh
+
+bench: all
+	bench/run.sh

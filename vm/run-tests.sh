@@ -35,6 +35,11 @@ for c in "$REPO"/c-tests/*.c; do
   fi
 done
 shopt -u nullglob
+# bench/ibv_bench.c for the bench-smoke case (see vm/guest/tests.sh), built the same way.
+if [ -z "${VM_TEST_ONLY:-}" ] || [[ bench-smoke =~ $VM_TEST_ONLY ]]; then
+  cc -std=gnu11 -O2 -g -Wall -o "$run/ibv_bench" "$REPO/bench/ibv_bench.c" -libverbs > "$run/ibv_bench.build.log" 2>&1 ||
+    printf 'build\tbench-smoke\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/ibv_bench.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+fi
 
 {
   for v in VM_TEST_LIBS VM_TEST_ONLY VM_CASE_TIMEOUT; do

@@ -169,6 +169,34 @@ for t in "$OUTDIR"/c-tests/*; do
   CMP=1 single "c-tests/$(basename "$t")" "$t"
 done
 
+# --- bench-smoke: bench/ibv_bench runs briefly (-q) and prints every row, each
+# a non-negative number, or n/a with the error (ours only; Debian's must measure
+# every row). No timing is checked: benchmarks are `make bench`.
+bench_smoke() {
+  want bench-smoke || return 0
+  [ -x "$OUTDIR/ibv_bench" ] || return 0
+  local lib d t0 detail nrows
+  nrows=$("$OUTDIR/ibv_bench" -l | wc -l)
+  for lib in $LIBS; do
+    d=$CASES/$lib/bench-smoke; mkdir -p "$d"; t0=$(now)
+    run "$lib" "$d" main "$OUTDIR/ibv_bench" -q all
+    detail=$(awk -F'\t' -v strict="$([ "$lib" = debian ] && echo 1 || echo 0)" -v want="$nrows" '
+      $1 == "R" { n++
+        if (NF < 5) bad = bad ? bad : "short line: " $0
+        else if ($3 == "n/a") {
+          if ($6 !~ /^error: /) bad = bad ? bad : $2 ": n/a without its error"
+          else if (strict) bad = bad ? bad : $2 ": n/a on Debian (" $6 ")"
+        } else if ($3 !~ /^[0-9]+(\.[0-9]+)?$/) bad = bad ? bad : $2 ": not a non-negative number: " $3
+      }
+      END { if (!bad && n != want) bad = "printed " n " rows, not " want; print bad }' "$d/main.out")
+    [ "$(cat "$d/main.rc")" = 0 ] || detail="exit $(cat "$d/main.rc"): $(why "$d/main.err")"
+    if [ -z "$detail" ] && ! detail=$(proof "$lib" "$d" main); then detail=$(echo "$detail" | head -1); fi
+    if [ -z "$detail" ]; then record "$lib" bench-smoke pass "$t0" "$(grep -c '	n/a	' "$d/main.out") rows n/a"
+    else record "$lib" bench-smoke fail "$t0" "$detail"; fi
+  done
+}
+bench_smoke
+
 # --- ibv_asyncwatch: port events on rxe1 when veth1 goes down and up -----------
 asyncwatch() {
   want ibv_asyncwatch || return 0
