@@ -253,11 +253,9 @@ static void ours_fixed(void)
 	struct ibv_qp_ex *q;
 	struct ibv_wc wc;
 
-	if (!ctest_ours())
-		return;
 	if (dp_setup(&d, IBV_QPT_RC, 7))
 		return;
-	if (ex_setup(&d, IBV_QP_EX_WITH_SEND))
+	if (!ctest_ours() || ex_setup(&d, IBV_QP_EX_WITH_SEND))
 		goto out;
 	for (int i = 0; i < 3; i++) {
 		struct ibv_sge s = { (uintptr_t)d.buf[1] + i * 1024, 1024, d.mr[1]->lkey };
