@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs device-needing C tests (default: cq qp srq) in ONE boot of the rxe VM,
+# Runs device-needing C tests (default: cq qp srq datapath wr_api mt_post_poll) in ONE boot of the rxe VM,
 # against Debian's libibverbs and ours, and diffs their untagged output lines.
 #   c-tests/vm-diff.sh [TEST...]      results in build/vm-diff/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/build/vm-diff
-tests=("${@:-cq qp srq}")
+tests=("${@:-cq qp srq datapath wr_api mt_post_poll}")
 # shellcheck disable=SC2206
 tests=(${tests[*]})
 rm -rf "$OUT"; mkdir -p "$OUT"

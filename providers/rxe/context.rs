@@ -20,6 +20,12 @@ impl RxeContext {
         v.context.ops.req_notify_cq = Some(crate::verbs::vctx::req_notify_cq);
         v.context.ops.alloc_mw = Some(crate::verbs::mw::alloc_mw);
         v.context.ops.dealloc_mw = Some(crate::verbs::mw::dealloc_mw);
+        // The data path: called by verbs.h inline code with C's pointers.
+        v.context.ops.post_send = Some(super::post::post_send);
+        v.context.ops.post_recv = Some(super::post::post_recv);
+        v.context.ops.post_srq_recv = Some(super::post::post_srq_recv);
+        v.context.ops.bind_mw = Some(super::post::bind_mw);
+        v.context.ops.poll_cq = Some(super::poll::poll_cq);
     }
 }
 

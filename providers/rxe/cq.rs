@@ -1,13 +1,14 @@
 //! rxe completion queues: the kernel's CQ ring mapped for polling.
 //!
 //! The poll path (`poll_cq`, `ibv_start_poll` and the `ibv_cq_ex` readers)
-//! is the data-path issue's: until then those slots answer EOPNOTSUPP.
+//! is in `poll.rs`.
 #![allow(unsafe_code)]
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_void};
 use std::os::fd::AsRawFd;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ConsumerQueue;
 use super::wqe::CQE_SIZE;
@@ -37,13 +38,21 @@ pub struct RxeCq {
     st: OnceLock<CqState>,
 }
 
-#[allow(dead_code)] // the rest is read by the data path (next issue)
+/// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
+pub struct CqInner {
+    pub queue: ConsumerQueue,
+    /// The completion `ibv_start_poll`/`ibv_next_poll` stand on.
+    pub cur: u32,
+}
+
 pub struct CqState {
     pub handle: u32,
-    /// The ring, under the CQ's lock (poll, resize).
-    pub queue: Mutex<ConsumerQueue>,
+    /// Under the CQ's lock (poll, resize); held from `ibv_start_poll` to
+    /// `ibv_end_poll` (or a `next_poll` that finds nothing).
+    pub lock: SpinLock<CqInner>,
     channel: Option<Arc<CompChannel>>,
     /// Created with ibv_create_cq_ex.
+    #[allow(dead_code)]
     pub ex: bool,
 }
 
@@ -129,7 +138,7 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
     }
     let st = CqState {
         handle: made.cq_handle,
-        queue: Mutex::new(queue),
+        lock: SpinLock::new(CqInner { queue, cur: 0 }),
         channel: a.channel,
         ex: a.ex.is_some(),
     };
@@ -140,14 +149,14 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
 
 pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
     let st = state(cq)?;
-    let mut q = st.queue.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = st.lock.lock();
     let mut resp = rxe::ResizeCqResp::default();
     let uv = &cq.ctx.uverbs;
     let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;
     cq.c_update(|c| c.cqe = n as c_int);
     // The kernel has moved the pending completions into the new ring.
     let map = Mmap::map(uv.fd(), &resp.mi)?;
-    q.remap(map, CQE_SIZE)
+    g.queue.remap(map, CQE_SIZE)
 }
 
 pub fn destroy(cq: &Cq) -> Result<EventCounts> {
@@ -168,55 +177,34 @@ pub fn req_notify(cq: &Cq, solicited_only: bool) -> Result<()> {
         .req_notify_cq(state(cq)?.handle, solicited_only)
 }
 
-// ---- ibv_cq_ex poll ops: placeholders until the data-path issue -----------
-
 fn set_poll_ops(c: &mut ibv_cq_ex, wc_flags: u64) {
+    use super::poll::*;
     c.start_poll = Some(start_poll);
     c.next_poll = Some(next_poll);
     c.end_poll = Some(end_poll);
     c.read_opcode = Some(read_opcode);
-    c.read_vendor_err = Some(read_u32);
+    c.read_vendor_err = Some(read_vendor_err);
     c.read_wc_flags = Some(read_wc_flags);
     let has = |f: u32| wc_flags & f as u64 != 0;
     if has(IBV_WC_EX_WITH_BYTE_LEN) {
-        c.read_byte_len = Some(read_u32);
+        c.read_byte_len = Some(read_byte_len);
     }
     if has(IBV_WC_EX_WITH_IMM) {
-        c.read_imm_data = Some(read_u32);
+        c.read_imm_data = Some(read_imm_data);
     }
     if has(IBV_WC_EX_WITH_QP_NUM) {
-        c.read_qp_num = Some(read_u32);
+        c.read_qp_num = Some(read_qp_num);
     }
     if has(IBV_WC_EX_WITH_SRC_QP) {
-        c.read_src_qp = Some(read_u32);
+        c.read_src_qp = Some(read_src_qp);
     }
     if has(IBV_WC_EX_WITH_SLID) {
-        c.read_slid = Some(read_u32);
+        c.read_slid = Some(read_slid);
     }
     if has(IBV_WC_EX_WITH_SL) {
-        c.read_sl = Some(read_u8);
+        c.read_sl = Some(read_sl);
     }
     if has(IBV_WC_EX_WITH_DLID_PATH_BITS) {
-        c.read_dlid_path_bits = Some(read_u8);
+        c.read_dlid_path_bits = Some(read_dlid_path_bits);
     }
-}
-
-unsafe extern "C" fn start_poll(_cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
-    libc::EOPNOTSUPP
-}
-unsafe extern "C" fn next_poll(_cq: *mut ibv_cq_ex) -> c_int {
-    libc::EOPNOTSUPP
-}
-unsafe extern "C" fn end_poll(_cq: *mut ibv_cq_ex) {}
-unsafe extern "C" fn read_opcode(_cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
-    ibv_wc_opcode(0)
-}
-unsafe extern "C" fn read_u32(_cq: *mut ibv_cq_ex) -> u32 {
-    0
-}
-unsafe extern "C" fn read_u8(_cq: *mut ibv_cq_ex) -> u8 {
-    0
-}
-unsafe extern "C" fn read_wc_flags(_cq: *mut ibv_cq_ex) -> c_uint {
-    0
 }

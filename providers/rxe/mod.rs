@@ -9,8 +9,12 @@ pub mod wqe;
 pub mod ah;
 mod context;
 mod cq;
+mod lock;
+mod poll;
+mod post;
 mod provider;
 mod qp;
 mod srq;
+mod wr;
 
 pub use provider::RXE;

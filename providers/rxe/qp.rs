@@ -1,15 +1,14 @@
 //! rxe queue pairs: created, modified and queried through the kernel, with
 //! the send and receive rings mapped for the data path.
 //!
-//! The post path (`post_send`, `post_recv`, the `ibv_wr_*` ops of an
-//! `ibv_qp_ex`) is the data-path issue's: until then those slots are
-//! EOPNOTSUPP dummies (`wr_complete` answers EOPNOTSUPP, the others do
-//! nothing).
+//! The post path is in `post.rs` (`post_send`, `post_recv`) and `wr.rs`
+//! (the `ibv_wr_*` ops of an `ibv_qp_ex`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
@@ -20,7 +19,6 @@ use crate::object::{self, CObject};
 use crate::uverbs::Pod;
 use crate::uverbs::qp::{CreateQp, ModifyQp, QpDest, QueryQpResp};
 use crate::uverbs::rxe;
-use crate::verbs::dummy::Dummy;
 
 const RXE_QP_COMP_MASK_SUP: u32 =
     IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
@@ -50,26 +48,46 @@ pub struct RxeQp {
     st: OnceLock<QpState>,
 }
 
-/// One work queue: its ring under its own lock, and its limits.
-#[allow(dead_code)] // read by the data path (next issue)
-pub struct Wq {
-    pub queue: Mutex<ProducerQueue>,
+/// The send queue's state under its lock.
+pub struct SqInner {
+    pub queue: ProducerQueue,
+    /// The send sequence number the next WQE gets.
+    pub ssn: u32,
+    /// `ibv_wr_*` batch: the slot the next builder fills.
+    pub cur: u32,
+    /// `ibv_wr_*` batch: the first error, returned by `ibv_wr_complete`.
+    pub err: c_int,
+}
+
+/// The send queue: its ring and batch state under one spin lock (held from
+/// `ibv_wr_start` to `ibv_wr_complete`/`ibv_wr_abort`), and its limits.
+pub struct Sq {
+    pub lock: SpinLock<SqInner>,
     pub max_sge: u32,
     pub max_inline: u32,
 }
 
-#[allow(dead_code)] // the rest is read by the data path (next issue)
+/// A receive queue: its ring under its own lock.
+pub struct Rq {
+    pub queue: SpinLock<ProducerQueue>,
+    pub max_sge: u32,
+}
+
 pub struct QpState {
     pub handle: u32,
-    pub sq: Wq,
+    pub qp_type: ibv_qp_type,
+    pub sq: Sq,
     /// None when the QP receives through an SRQ.
-    pub rq: Option<Wq>,
+    pub rq: Option<Rq>,
     /// Created with ibv_create_qp_ex (`ibv_qp_to_qp_ex` gives its view).
     pub ex: bool,
     /// What the QP uses, kept alive with it (the kernel refuses to destroy
     /// them meanwhile anyway).
+    #[allow(dead_code)]
     pub send_cq: Arc<Cq>,
+    #[allow(dead_code)]
     pub recv_cq: Arc<Cq>,
+    #[allow(dead_code)]
     pub srq: Option<Arc<Srq>>,
 }
 
@@ -172,7 +190,7 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
     // all-zero state is their static initializer); all-zero is valid.
     let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
     if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
-        set_send_ops(&mut c, a.send_ops_flags);
+        super::wr::set_send_ops(&mut c, a.send_ops_flags);
     }
     let qp = Arc::new(Qp::new(c, ctx.clone(), Box::new(RxeQp::default())));
 
@@ -213,14 +231,18 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
     };
     let rq = match srq {
         Some(_) => None,
-        None => Some(Wq {
-            queue: Mutex::new(map(ctx, &drv.rq_mi, RECV_WQE_SIZE).map_err(undo)?),
+        None => Some(Rq {
+            queue: SpinLock::new(map(ctx, &drv.rq_mi, RECV_WQE_SIZE).map_err(undo)?),
             max_sge: a.cap.max_recv_sge,
-            max_inline: 0,
         }),
     };
-    let sq = Wq {
-        queue: Mutex::new(map(ctx, &drv.sq_mi, SEND_WQE_SIZE).map_err(undo)?),
+    let sq = Sq {
+        lock: SpinLock::new(SqInner {
+            queue: map(ctx, &drv.sq_mi, SEND_WQE_SIZE).map_err(undo)?,
+            ssn: 0,
+            cur: 0,
+            err: 0,
+        }),
         max_sge: a.cap.max_send_sge,
         max_inline: a.cap.max_inline_data,
     };
@@ -240,6 +262,7 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
     });
     let st = QpState {
         handle: r.qp_handle,
+        qp_type: a.qp_type,
         sq,
         rq,
         ex,
@@ -437,53 +460,4 @@ pub fn destroy(qp: &Qp) -> Result<EventCounts> {
 
 pub fn qp_ex(qp: &Qp) -> Option<*mut ibv_qp_ex> {
     state(qp).ok().filter(|s| s.ex).map(|_| qp.c_full())
-}
-
-/// The `ibv_wr_*` ops rxe offers for `flags`; placeholders (see module doc).
-fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
-    fn d<T: Dummy>() -> Option<T> {
-        Some(T::DUMMY)
-    }
-    let has = |f: u32| flags & f as u64 != 0;
-    if has(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) {
-        c.wr_atomic_cmp_swp = d();
-    }
-    if has(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) {
-        c.wr_atomic_fetch_add = d();
-    }
-    if has(IBV_QP_EX_WITH_BIND_MW) {
-        c.wr_bind_mw = d();
-    }
-    if has(IBV_QP_EX_WITH_LOCAL_INV) {
-        c.wr_local_inv = d();
-    }
-    if has(IBV_QP_EX_WITH_ATOMIC_WRITE) {
-        c.wr_atomic_write = d();
-    }
-    if has(IBV_QP_EX_WITH_RDMA_READ) {
-        c.wr_rdma_read = d();
-    }
-    if has(IBV_QP_EX_WITH_RDMA_WRITE) {
-        c.wr_rdma_write = d();
-    }
-    if has(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM) {
-        c.wr_rdma_write_imm = d();
-    }
-    if has(IBV_QP_EX_WITH_SEND) {
-        c.wr_send = d();
-    }
-    if has(IBV_QP_EX_WITH_SEND_WITH_IMM) {
-        c.wr_send_imm = d();
-    }
-    if has(IBV_QP_EX_WITH_SEND_WITH_INV) {
-        c.wr_send_inv = d();
-    }
-    c.wr_set_ud_addr = d();
-    c.wr_set_inline_data = d();
-    c.wr_set_inline_data_list = d();
-    c.wr_set_sge = d();
-    c.wr_set_sge_list = d();
-    c.wr_start = d();
-    c.wr_complete = d();
-    c.wr_abort = d();
 }

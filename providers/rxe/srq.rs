@@ -1,10 +1,11 @@
 //! rxe shared receive queues: the kernel's SRQ ring mapped for posting
-//! (`post_srq_recv` is the data-path issue's), remapped on resize.
+//! (`post_srq_recv` is in `post.rs`), remapped on resize.
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::RECV_WQE_SIZE;
@@ -21,12 +22,12 @@ pub struct RxeSrq {
     st: OnceLock<SrqState>,
 }
 
-#[allow(dead_code)] // the rest is read by the data path (next issue)
 pub struct SrqState {
     pub handle: u32,
+    #[allow(dead_code)]
     pub srq_num: u32,
     /// The ring under the SRQ's lock (post, resize).
-    pub queue: Mutex<ProducerQueue>,
+    pub queue: SpinLock<ProducerQueue>,
     pub max_sge: u32,
 }
 
@@ -57,7 +58,7 @@ fn finish(srq: Arc<Srq>, handle: u32, drv: &rxe::CreateSrqResp, max_sge: u32) ->
     let st = SrqState {
         handle,
         srq_num: drv.srq_num,
-        queue: Mutex::new(queue),
+        queue: SpinLock::new(queue),
         max_sge,
     };
     let hw = srq.hw.downcast_ref::<RxeSrq>().ok_or(Errno::EINVAL)?;
@@ -150,7 +151,7 @@ pub fn modify(srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
     let st = state(srq)?;
     let resize = mask as u32 & IBV_SRQ_MAX_WR != 0;
     // Posting waits while the ring may move.
-    let mut q = resize.then(|| st.queue.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut q = resize.then(|| st.queue.lock());
     let mut mi = MmapInfo::default();
     let drv = rxe::ModifySrqCmd {
         mmap_info_addr: (&raw mut mi) as u64,

@@ -369,6 +369,15 @@ pub enum SendOp {
         invalidate_rkey: u32,
     },
     BindMw(Mw),
+    /// An opcode rxe's library does not interpret (rdma-core passes it on
+    /// and the kernel completes it in error): `ex` and the RDMA fields as
+    /// given.
+    Other {
+        opcode: u32,
+        ex: u32,
+        remote_addr: u64,
+        rkey: u32,
+    },
 }
 
 /// The payload: a gather list, or bytes copied into the WQE (`IBV_SEND_INLINE`).
@@ -466,12 +475,18 @@ fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
         } => (ATOMIC_FETCH_AND_ADD, 0, atomic(remote_addr, rkey, add, 0)),
         SendOp::LocalInv { invalidate_rkey } => (LOCAL_INV, invalidate_rkey, none),
         SendOp::BindMw(mw) => (BIND_MW, 0, (WrUnion::of(&mw), 0)),
+        SendOp::Other {
+            opcode,
+            ex,
+            remote_addr,
+            rkey,
+        } => (opcode, ex, rdma(remote_addr, rkey)),
     };
     (code, ex, wr, iova)
 }
 
-/// Encodes `req` into a send queue slot (`ProducerQueue::producer_slot`),
-/// zeroing the rest of it. Checks as rdma-core's rxe post_send does, with
+/// Encodes `req` into a send queue slot (`ProducerQueue::producer_slot`):
+/// the header and the payload; the rest of the slot is left as it was. Checks as rdma-core's rxe post_send does, with
 /// its errno (`EINVAL`): more SGEs than `max_sge`, more inline bytes than
 /// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
 /// beyond it, a request that does not fit the slot or mismatches UD.
@@ -534,7 +549,8 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
         dma: dma_info(length, num_sge),
         ..SendWqe::default()
     };
-    slot.fill(0);
+    // The header is written whole; past it only what the kernel reads (as
+    // rdma-core, which leaves the rest of the slot as it was).
     wqe.put(slot);
     let mut at = SEND_WQE_SIZE;
     match req.payload {
@@ -546,6 +562,114 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
             }
         }
     }
+    Ok(())
+}
+
+// ---- the `ibv_wr_*` API: a builder writes a WQE, setters amend it ----------
+
+/// Writes the header of a WQE for `op` with no payload (`ibv_wr_send` and
+/// the other builders); the setters below then fill in the rest.
+/// `EINVAL` if the slot cannot hold a WQE.
+pub fn write_send_header(
+    slot: &mut [u8],
+    wr_id: u64,
+    op: &SendOp,
+    send_flags: u32,
+    ssn: u32,
+) -> Result<()> {
+    if slot.len() < SEND_WQE_SIZE {
+        return Err(Errno::EINVAL);
+    }
+    let (code, ex, wr, iova) = encode_op(op);
+    let wqe = SendWqe {
+        wr: SendWr {
+            wr_id,
+            opcode: code,
+            send_flags,
+            ex,
+            wr,
+            ..SendWr::default()
+        },
+        iova,
+        ssn,
+        ..SendWqe::default()
+    };
+    wqe.put(slot);
+    Ok(())
+}
+
+const DMA_OFF: usize = offset_of!(SendWqe, dma);
+const FLAGS_OFF: usize = offset_of!(SendWqe, wr) + offset_of!(SendWr, send_flags);
+const WR_OFF: usize = offset_of!(SendWqe, wr) + offset_of!(SendWr, wr);
+
+fn set_dma(slot: &mut [u8], length: u32, num_sge: u32) {
+    dma_info(length, num_sge as usize).put(&mut slot[DMA_OFF..]);
+}
+
+/// `ibv_wr_set_sge_list` on a WQE written by [`write_send_header`]:
+/// `ENOSPC` (as rdma-core) for more than `max_sge` entries, `EINVAL` if
+/// they do not fit the slot or their length overflows.
+pub fn set_send_sges(slot: &mut [u8], sges: &[Sge], max_sge: u32) -> Result<()> {
+    if sges.len() > max_sge as usize {
+        return Err(Errno(libc::ENOSPC));
+    }
+    if SEND_WQE_SIZE + size_of_val(sges) > slot.len() {
+        return Err(Errno::EINVAL);
+    }
+    set_dma(slot, sge_length(sges)?, sges.len() as u32);
+    write_sges(&mut slot[SEND_WQE_SIZE..], sges);
+    Ok(())
+}
+
+/// `ibv_wr_set_inline_data(_list)`: copies the buffers into the WQE and
+/// marks it inline. `ENOSPC` (as rdma-core) past `max_inline` bytes.
+pub fn set_send_inline<'a>(
+    slot: &mut [u8],
+    bufs: impl Iterator<Item = &'a [u8]>,
+    max_inline: u32,
+) -> Result<()> {
+    let room = (max_inline as usize).min(slot.len().saturating_sub(SEND_WQE_SIZE));
+    let mut at = 0usize;
+    for b in bufs {
+        let end = at.checked_add(b.len()).ok_or(Errno(libc::ENOSPC))?;
+        if end > room {
+            return Err(Errno(libc::ENOSPC));
+        }
+        slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
+        at = end;
+    }
+    set_dma(slot, at as u32, 0);
+    let flags = u32::get(&slot[FLAGS_OFF..]) | SEND_INLINE;
+    flags.put(&mut slot[FLAGS_OFF..]);
+    Ok(())
+}
+
+/// `ibv_wr_atomic_write`'s 8 bytes, carried in the WQE.
+pub fn set_atomic_write(slot: &mut [u8], data: &[u8]) -> Result<()> {
+    let end = SEND_WQE_SIZE + data.len();
+    if data.len() != 8 || slot.len() < end {
+        return Err(Errno::EINVAL);
+    }
+    slot[SEND_WQE_SIZE..end].copy_from_slice(data);
+    set_dma(slot, 8, 0);
+    Ok(())
+}
+
+/// `ibv_wr_set_ud_addr`: the UD destination of the WQE.
+pub fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
+    let av = match (ud.ah_num, ud.av) {
+        (0, None) => return Err(Errno::EINVAL),
+        (0, Some(av)) => *av,
+        _ => Av::default(),
+    };
+    let u = Ud {
+        remote_qpn: ud.remote_qpn,
+        remote_qkey: ud.remote_qkey,
+        ah_num: ud.ah_num,
+        av,
+        ..Ud::default()
+    };
+    u.put(slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
     Ok(())
 }
 
@@ -576,7 +700,6 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
         dma: dma_info(sge_length(sges)?, sges.len()),
         ..RecvWqe::default()
     };
-    slot.fill(0);
     wqe.put(slot);
     write_sges(&mut slot[RECV_WQE_SIZE..], sges);
     Ok(())

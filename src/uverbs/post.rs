@@ -1,6 +1,8 @@
 //! Posting work requests through the kernel (and the rxe doorbell).
 
 use super::Uverbs;
+use super::pod::Pod;
+use super::write::IB_USER_VERBS_CMD_POST_SEND;
 use crate::entry::Result;
 
 kstruct! {
@@ -105,13 +107,33 @@ impl Uverbs {
     }
 
     /// The rxe doorbell: an empty POST_SEND tells the kernel to process the
-    /// send queue the library filled in shared memory.
+    /// send queue the library filled in shared memory. This is the data
+    /// path: one write(2) of a fixed 32-byte command built on the stack (as
+    /// rdma-core sends it, whatever transport other commands use), with a
+    /// 4-byte response.
     pub fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
+        let mut resp = PostSendResp::default();
         let req = PostSend {
+            response: (&raw mut resp) as u64,
             qp_handle,
-            ..Default::default()
+            wr_count: 0,
+            sge_count: 0,
+            // sizeof(struct ibv_send_wr), as rdma-core sends it.
+            wqe_size: 128,
         };
-        self.write_payload::<PostSendCmd>(&req, &[], &mut []).0
+        let hdr = super::write::CmdHdr {
+            command: IB_USER_VERBS_CMD_POST_SEND,
+            in_words: ((size_of::<super::write::CmdHdr>() + size_of::<PostSend>()) / 4) as u16,
+            out_words: (size_of::<PostSendResp>() / 4) as u16,
+        };
+        let mut buf = [0u8; 32];
+        buf[..8].copy_from_slice(hdr.as_bytes());
+        buf[8..].copy_from_slice(req.as_bytes());
+        let r = super::sys::write_cmd(self.fd(), &buf);
+        if crate::entry::trace_level() >= 2 {
+            self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, &r);
+        }
+        r
     }
 
     /// As [`Uverbs::post_send`], with `RecvWr` entries.

@@ -1,0 +1,401 @@
+//! The rxe post path: `ibv_post_send`, `ibv_post_recv`, `ibv_post_srq_recv`
+//! and `ibv_bind_mw`, the `ibv_context_ops` slots verbs.h inline code calls
+//! directly. Work requests are encoded into the shared rings under the
+//! queue's spin lock; sends are followed by the doorbell (an empty POST_SEND).
+//!
+//! Hot-path rules: no allocation, no registry lookup, no formatting; objects
+//! are reached from their C pointers with one magic check
+//! (`Qp::from_c`), tracing costs one relaxed load (`entry!`).
+#![allow(unsafe_code)]
+
+use std::ffi::c_int;
+
+use super::ah::rxe_ah;
+use super::qp::{self, QpState, SqInner};
+use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
+use crate::abi::*;
+use crate::context::{Ah, Mr, Mw, Qp, Srq};
+use crate::entry::{Errno, Result};
+use crate::object::CObject;
+
+/// rxe's largest SGE count (`RXE_MAX_SGE`); inline gather lists longer than
+/// this are refused (they exceed any QP's `max_send_sge` anyway).
+const MAX_INLINE_SGE: usize = 32;
+
+/// The QP behind a C pointer and its rxe state.
+///
+/// # Safety
+/// `p` is NULL or what C holds as a QP (see `Qp::from_c`).
+unsafe fn qp_of<'a>(p: *const ibv_qp) -> Result<(&'a Qp, &'a QpState)> {
+    // SAFETY: per this function's contract.
+    let q = unsafe { Qp::from_c(p) }.ok_or(Errno::EINVAL)?;
+    Ok((q, qp::state(q)?))
+}
+
+/// The caller's gather list as our `Sge`s (same layout as `ibv_sge`).
+///
+/// # Safety
+/// A non-NULL `p` points to `n` readable `ibv_sge`s (the verbs contract).
+unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
+    const { assert!(size_of::<Sge>() == size_of::<ibv_sge>()) };
+    const { assert!(align_of::<Sge>() <= align_of::<ibv_sge>()) };
+    match (n, p.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(Errno::EINVAL),
+        // SAFETY: per this function's contract; Sge is repr(C) with the
+        // fields of ibv_sge (checked above and by both layout tests).
+        (_, false) => Ok(unsafe { std::slice::from_raw_parts(p.cast::<Sge>(), n) }),
+    }
+}
+
+/// The operation of a send WR, as rdma-core's rxe converts it.
+fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
+    // SAFETY (for the union reads below): every member of these C unions is
+    // plain integers or pointers; any bit pattern is a valid value.
+    let (rdma, atomic) = unsafe { (wr.wr.rdma, wr.wr.atomic) };
+    let op = match wr.opcode {
+        ibv_wr_opcode::IBV_WR_SEND => SendOp::Send,
+        ibv_wr_opcode::IBV_WR_SEND_WITH_IMM => SendOp::SendWithImm {
+            imm_data: wr.imm_data,
+        },
+        ibv_wr_opcode::IBV_WR_SEND_WITH_INV => SendOp::SendWithInv {
+            invalidate_rkey: wr.imm_data,
+        },
+        ibv_wr_opcode::IBV_WR_RDMA_WRITE => SendOp::RdmaWrite {
+            remote_addr: rdma.remote_addr,
+            rkey: rdma.rkey,
+        },
+        ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM => SendOp::RdmaWriteWithImm {
+            remote_addr: rdma.remote_addr,
+            rkey: rdma.rkey,
+            imm_data: wr.imm_data,
+        },
+        ibv_wr_opcode::IBV_WR_RDMA_READ => SendOp::RdmaRead {
+            remote_addr: rdma.remote_addr,
+            rkey: rdma.rkey,
+        },
+        ibv_wr_opcode::IBV_WR_ATOMIC_CMP_AND_SWP => SendOp::AtomicCmpSwp {
+            remote_addr: atomic.remote_addr,
+            rkey: atomic.rkey,
+            compare: atomic.compare_add,
+            swap: atomic.swap,
+        },
+        ibv_wr_opcode::IBV_WR_ATOMIC_FETCH_AND_ADD => SendOp::AtomicFetchAdd {
+            remote_addr: atomic.remote_addr,
+            rkey: atomic.rkey,
+            add: atomic.compare_add,
+        },
+        ibv_wr_opcode::IBV_WR_LOCAL_INV => SendOp::LocalInv {
+            invalidate_rkey: wr.imm_data,
+        },
+        ibv_wr_opcode::IBV_WR_BIND_MW => {
+            // SAFETY: as above.
+            let b = unsafe { wr.anon.bind_mw };
+            SendOp::BindMw(bind_wqe(b.mw, b.rkey, &b.bind_info)?)
+        }
+        other => SendOp::Other {
+            opcode: other.0,
+            ex: wr.imm_data,
+            remote_addr: rdma.remote_addr,
+            rkey: rdma.rkey,
+        },
+    };
+    Ok(op)
+}
+
+/// The `wr.mw` of a bind: the MW's current rkey, the MR's lkey (0 for an
+/// unbind without MR, where rdma-core would crash).
+pub(super) fn bind_wqe(mw: *mut ibv_mw, rkey: u32, info: &ibv_mw_bind_info) -> Result<wqe::Mw> {
+    // SAFETY: C's MW and MR pointers of a bind request (verbs contract);
+    // `from_c` rejects NULL and foreign ones.
+    let mw = unsafe { Mw::from_c(mw) }.ok_or(Errno::EINVAL)?;
+    let mr_lkey = match info.mr.is_null() {
+        true => 0,
+        // SAFETY: as above.
+        false => {
+            unsafe { Mr::from_c(info.mr) }
+                .ok_or(Errno::EINVAL)?
+                .c_get()
+                .lkey
+        }
+    };
+    Ok(wqe::Mw {
+        addr: info.addr,
+        length: info.length,
+        mr_lkey,
+        mw_rkey: mw.c_get().rkey,
+        rkey,
+        access: info.mw_access_flags,
+    })
+}
+
+/// Encodes one send WR into the producer slot and publishes it.
+///
+/// # Safety
+/// `wr`'s pointers (gather list, inline data, AH) are as the verbs contract
+/// says.
+unsafe fn post_one(st: &QpState, sq: &mut SqInner, wr: &ibv_send_wr) -> Result<()> {
+    let lim = wqe::SendLimits {
+        max_sge: st.sq.max_sge,
+        max_inline: st.sq.max_inline,
+    };
+    // A negative count compares as huge in rdma-core: EINVAL.
+    let n = u32::try_from(wr.num_sge).map_err(|_| Errno::EINVAL)?;
+    if n > lim.max_sge {
+        return Err(Errno::EINVAL);
+    }
+    let op = send_op(wr)?;
+    if let SendOp::BindMw(_) = op {
+        let rc_uc = matches!(
+            st.qp_type,
+            ibv_qp_type::IBV_QPT_RC | ibv_qp_type::IBV_QPT_UC
+        );
+        if wr.imm_data != 0 || !rc_uc {
+            return Err(Errno::EINVAL);
+        }
+    }
+    // SAFETY: per this function's contract.
+    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    let ud_ah = match (st.qp_type, op) {
+        (ibv_qp_type::IBV_QPT_UD, SendOp::Send | SendOp::SendWithImm { .. }) => {
+            // SAFETY: the UD member is the one a UD send uses.
+            let ud = unsafe { wr.wr.ud };
+            // SAFETY: C's AH pointer (verbs contract); NULL/foreign → None.
+            let ah = unsafe { Ah::from_c(ud.ah) }.ok_or(Errno::EINVAL)?;
+            let r = rxe_ah(ah).ok_or(Errno::EINVAL)?;
+            Some((ud, r))
+        }
+        _ => None,
+    };
+    let ud = ud_ah.map(|(ud, r)| UdDest {
+        remote_qpn: ud.remote_qpn,
+        remote_qkey: ud.remote_qkey,
+        ah_num: r.ah_num,
+        av: r.av.as_ref(),
+    });
+    let ssn = sq.ssn;
+    let mut push = |payload| {
+        let req = SendReq {
+            wr_id: wr.wr_id,
+            op,
+            send_flags: wr.send_flags,
+            payload,
+            ud,
+            ssn,
+        };
+        sq.queue
+            .push_with(|slot| wqe::write_send_wqe(slot, &req, &lim))
+    };
+    if wr.send_flags & wqe::SEND_INLINE != 0 {
+        if list.len() > MAX_INLINE_SGE {
+            return Err(Errno::EINVAL);
+        }
+        let mut bufs: [&[u8]; MAX_INLINE_SGE] = [&[]; MAX_INLINE_SGE];
+        for (b, s) in bufs.iter_mut().zip(list) {
+            *b = match (s.length, s.addr) {
+                (0, _) => &[],
+                (_, 0) => return Err(Errno::EINVAL),
+                // SAFETY: the caller's inline data: `length` readable bytes
+                // at `addr` (verbs contract), read before we return.
+                (len, addr) => unsafe {
+                    std::slice::from_raw_parts(addr as usize as *const u8, len as usize)
+                },
+            };
+        }
+        push(Payload::Inline(&bufs[..list.len()]))?;
+    } else {
+        push(Payload::Sge(list))?;
+    }
+    sq.ssn = sq.ssn.wrapping_add(1);
+    Ok(())
+}
+
+/// `ibv_post_send` (the `post_send` op).
+unsafe fn post_send_list(
+    ibqp: *mut ibv_qp,
+    mut wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    if bad.is_null() {
+        return libc::EINVAL;
+    }
+    // SAFETY: the caller's out pointer, checked non-NULL.
+    unsafe { *bad = std::ptr::null_mut() };
+    // SAFETY: C's QP pointer, already dereferenced by the inline caller.
+    let Ok((q, st)) = (unsafe { qp_of(ibqp) }) else {
+        return libc::EINVAL;
+    };
+    if wr.is_null() {
+        return libc::EINVAL;
+    }
+    let mut rc = 0;
+    {
+        let mut sq = st.sq.lock.lock();
+        while !wr.is_null() {
+            // SAFETY: a WR of the caller's list (verbs contract).
+            let w = unsafe { &*wr };
+            // SAFETY: as above, for its pointers.
+            if let Err(e) = unsafe { post_one(st, &mut sq, w) } {
+                // SAFETY: checked non-NULL above.
+                unsafe { *bad = wr };
+                rc = e.0;
+                break;
+            }
+            wr = w.next;
+        }
+    }
+    match q.ctx.uverbs.post_send_doorbell(st.handle) {
+        Err(e) => e.0,
+        Ok(()) => rc,
+    }
+}
+
+pub unsafe extern "C" fn post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad_wr: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: the op's C arguments, forwarded.
+    entry!(value(libc::EIO), post_send(qp, wr, bad_wr) {
+        unsafe { post_send_list(qp, wr, bad_wr) }
+    })
+}
+
+/// Posts a receive list into `queue` (RQ or SRQ) as rdma-core's rxe: a full
+/// ring is ENOMEM before a bad WR is EINVAL.
+///
+/// # Safety
+/// `wr` and `bad` come from the verbs caller; `bad` is non-NULL.
+unsafe fn post_recv_list(
+    queue: &super::lock::SpinLock<super::queue::ProducerQueue>,
+    max_sge: u32,
+    mut wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    let mut q = queue.lock();
+    while !wr.is_null() {
+        // SAFETY: a WR of the caller's list (verbs contract).
+        let w = unsafe { &*wr };
+        let r = if q.full() {
+            Err(Errno::ENOMEM)
+        } else {
+            let n = u32::try_from(w.num_sge).map_err(|_| Errno::EINVAL);
+            n.and_then(|n| match n > max_sge {
+                true => Err(Errno::EINVAL),
+                // SAFETY: the WR's gather list (verbs contract).
+                false => unsafe { sges(w.sg_list, n as usize) },
+            })
+            .and_then(|list| q.push_with(|slot| wqe::write_recv_wqe(slot, w.wr_id, list, max_sge)))
+        };
+        if let Err(e) = r {
+            // SAFETY: non-NULL per this function's contract.
+            unsafe { *bad = wr };
+            return e.0;
+        }
+        wr = w.next;
+    }
+    0
+}
+
+pub unsafe extern "C" fn post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    entry!(value(libc::EIO), post_recv(qp, wr, bad_wr) {
+        if bad_wr.is_null() {
+            return libc::EINVAL;
+        }
+        // SAFETY: the caller's out pointer, checked non-NULL.
+        unsafe { *bad_wr = std::ptr::null_mut() };
+        // SAFETY: C's QP pointer, already dereferenced by the inline caller.
+        let Ok((q, st)) = (unsafe { qp_of(qp) }) else {
+            return libc::EINVAL;
+        };
+        let Some(rq) = &st.rq else {
+            return libc::EINVAL;
+        };
+        if wr.is_null() {
+            return libc::EINVAL;
+        }
+        // The state the core keeps in the C struct (C10-97.2.1: no receives
+        // in RESET). SAFETY: a read of a plain field inside our object.
+        let state = unsafe { (*q.c_ptr()).state };
+        if state == ibv_qp_state::IBV_QPS_RESET {
+            return libc::EINVAL;
+        }
+        // SAFETY: the caller's list; bad_wr checked.
+        unsafe { post_recv_list(&rq.queue, rq.max_sge, wr, bad_wr) }
+    })
+}
+
+pub unsafe extern "C" fn post_srq_recv(
+    srq: *mut ibv_srq,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    entry!(value(libc::EIO), post_srq_recv(srq, wr, bad_wr) {
+        if bad_wr.is_null() {
+            return libc::EINVAL;
+        }
+        // SAFETY: C's SRQ pointer, already dereferenced by the inline caller.
+        let Some(s) = (unsafe { Srq::from_c(srq) }) else {
+            return libc::EINVAL;
+        };
+        let Ok(st) = super::srq::state(s) else {
+            return libc::EINVAL;
+        };
+        // SAFETY: the caller's list; bad_wr checked.
+        unsafe { post_recv_list(&st.queue, st.max_sge, wr, bad_wr) }
+    })
+}
+
+/// The next rkey of a type 1 MW bind: same index, key byte + 1.
+fn next_rkey(rkey: u32) -> u32 {
+    (rkey & 0xffff_ff00) | (rkey.wrapping_add(1) & 0xff)
+}
+
+/// `ibv_bind_mw` (type 1 windows): a BIND_MW send WR; on success the MW
+/// takes its new rkey (the caller undoes it on an error completion).
+pub unsafe extern "C" fn bind_mw(
+    qp: *mut ibv_qp,
+    mw: *mut ibv_mw,
+    mw_bind: *mut ibv_mw_bind,
+) -> c_int {
+    entry!(errno, bind_mw(qp, mw, mw_bind) {
+        // SAFETY: the caller's bind request.
+        let b = unsafe { crate::entry::arg_ref(mw_bind)? };
+        if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: C's MW pointer; NULL/foreign → EINVAL.
+        let m = unsafe { Mw::from_c(mw) }.ok_or(Errno::EINVAL)?;
+        let rkey = next_rkey(m.c_get().rkey);
+        // SAFETY: plain C data; all-zero is valid.
+        let mut wr: ibv_send_wr = unsafe { std::mem::zeroed() };
+        wr.opcode = ibv_wr_opcode::IBV_WR_BIND_MW;
+        wr.wr_id = b.wr_id;
+        wr.send_flags = b.send_flags;
+        wr.anon.bind_mw = ibv_send_wr_bind_mw { mw, rkey, bind_info: b.bind_info };
+        let mut bad = std::ptr::null_mut();
+        // SAFETY: our own single WR; C's QP pointer.
+        match unsafe { post_send_list(qp, &mut wr, &mut bad) } {
+            0 => {
+                m.c_update(|c| c.rkey = rkey);
+                Ok(())
+            }
+            e => Err(Errno(e)),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_rkey;
+
+    #[test]
+    fn rkey_steps_the_key_byte() {
+        assert_eq!(next_rkey(0x1234_56ff), 0x1234_5600);
+        assert_eq!(next_rkey(0x1234_5601), 0x1234_5602);
+    }
+}

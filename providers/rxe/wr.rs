@@ -1,0 +1,418 @@
+//! The `ibv_qp_ex` work-request API on rxe: `ibv_wr_start` takes the send
+//! queue's lock, each builder (`ibv_wr_send`, `ibv_wr_rdma_write`, ...)
+//! writes one WQE at the batch cursor, the setters (`ibv_wr_set_sge`, ...)
+//! amend the WQE just built, and `ibv_wr_complete` publishes the batch and
+//! rings the doorbell (or reports the batch's first error), releasing the
+//! lock; `ibv_wr_abort` drops the batch.
+//!
+//! As in rdma-core, the first error (`ENOSPC` for a full ring or too much
+//! data) makes the rest of the batch a no-op and is `ibv_wr_complete`'s
+//! result. Unlike rdma-core 44 (whose list setters miscount), the list
+//! setters sum every buffer's length, and the inline setters mark the WQE
+//! inline themselves.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_int, c_void};
+
+use super::ah::rxe_ah;
+use super::qp::{self, QpState, SqInner};
+use super::wqe::{self, SendOp, Sge, UdDest};
+use crate::abi::*;
+use crate::context::{Ah, Qp};
+use crate::entry::{Errno, Result};
+
+/// The ops rxe offers for `flags` (what `ibv_create_qp_ex` allowed).
+pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
+    let has = |f: u32| flags & f as u64 != 0;
+    if has(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) {
+        c.wr_atomic_cmp_swp = Some(wr_atomic_cmp_swp);
+    }
+    if has(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) {
+        c.wr_atomic_fetch_add = Some(wr_atomic_fetch_add);
+    }
+    if has(IBV_QP_EX_WITH_BIND_MW) {
+        c.wr_bind_mw = Some(wr_bind_mw);
+    }
+    if has(IBV_QP_EX_WITH_LOCAL_INV) {
+        c.wr_local_inv = Some(wr_local_inv);
+    }
+    if has(IBV_QP_EX_WITH_ATOMIC_WRITE) {
+        c.wr_atomic_write = Some(wr_atomic_write);
+    }
+    if has(IBV_QP_EX_WITH_RDMA_READ) {
+        c.wr_rdma_read = Some(wr_rdma_read);
+    }
+    if has(IBV_QP_EX_WITH_RDMA_WRITE) {
+        c.wr_rdma_write = Some(wr_rdma_write);
+    }
+    if has(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM) {
+        c.wr_rdma_write_imm = Some(wr_rdma_write_imm);
+    }
+    if has(IBV_QP_EX_WITH_SEND) {
+        c.wr_send = Some(wr_send);
+    }
+    if has(IBV_QP_EX_WITH_SEND_WITH_IMM) {
+        c.wr_send_imm = Some(wr_send_imm);
+    }
+    if has(IBV_QP_EX_WITH_SEND_WITH_INV) {
+        c.wr_send_inv = Some(wr_send_inv);
+    }
+    c.wr_set_ud_addr = Some(wr_set_ud_addr);
+    c.wr_set_inline_data = Some(wr_set_inline_data);
+    c.wr_set_inline_data_list = Some(wr_set_inline_data_list);
+    c.wr_set_sge = Some(wr_set_sge);
+    c.wr_set_sge_list = Some(wr_set_sge_list);
+    c.wr_start = Some(wr_start);
+    c.wr_complete = Some(wr_complete);
+    c.wr_abort = Some(wr_abort);
+}
+
+/// The QP behind an `ibv_qp_ex` pointer.
+///
+/// # Safety
+/// `p` is NULL or C's pointer to one of our QPs (see `Qp::from_c`).
+unsafe fn qp_of<'a>(p: *mut ibv_qp_ex) -> Option<(&'a Qp, &'a QpState)> {
+    // SAFETY: per the contract; ibv_qp is the head of ibv_qp_ex.
+    let q = unsafe { Qp::from_c(p.cast::<ibv_qp>()) }?;
+    Some((q, qp::state(q).ok()?))
+}
+
+/// The batch state, if a batch is open (the SQ lock is held since
+/// `wr_start`); `None` otherwise, where rdma-core would use an unlocked
+/// queue.
+///
+/// # Safety
+/// As [`qp_of`]; the caller is the thread that called `wr_start` and drops
+/// the reference before returning to C.
+unsafe fn batch<'a>(p: *mut ibv_qp_ex) -> Option<(&'a QpState, &'a mut SqInner)> {
+    // SAFETY: per the contract.
+    let (_, st) = unsafe { qp_of(p) }?;
+    if !st.sq.lock.is_locked() {
+        return None;
+    }
+    // SAFETY: the lock is held by this batch (contract).
+    Some((st, unsafe { st.sq.lock.raw_data() }))
+}
+
+unsafe extern "C" fn wr_start(p: *mut ibv_qp_ex) {
+    entry!(value(()), wr_start(p) {
+        // SAFETY: C's QP pointer.
+        let Some((_, st)) = (unsafe { qp_of(p) }) else {
+            return;
+        };
+        st.sq.lock.lock_raw();
+        // SAFETY: just taken; the reference ends here.
+        let sq = unsafe { st.sq.lock.raw_data() };
+        sq.err = 0;
+        sq.cur = sq.queue.producer_index();
+    })
+}
+
+unsafe extern "C" fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
+    entry!(value(libc::EIO), wr_complete(p) {
+        // SAFETY: C's QP pointer, inside its batch.
+        let Some((q, st)) = (unsafe { qp_of(p) }) else {
+            return libc::EINVAL;
+        };
+        if !st.sq.lock.is_locked() {
+            return libc::EINVAL;
+        }
+        let r = {
+            // SAFETY: the batch holds the lock; the reference ends in this block.
+            let sq = unsafe { st.sq.lock.raw_data() };
+            match sq.err {
+                0 => sq.queue.publish_producer(sq.cur).map_err(|e| e.0),
+                e => Err(e),
+            }
+        };
+        // SAFETY: the batch's lock; no reference to its data is left.
+        unsafe { st.sq.lock.unlock_raw() };
+        match r {
+            Ok(()) => match q.ctx.uverbs.post_send_doorbell(st.handle) {
+                Ok(()) => 0,
+                Err(e) => e.0,
+            },
+            Err(e) => e,
+        }
+    })
+}
+
+unsafe extern "C" fn wr_abort(p: *mut ibv_qp_ex) {
+    entry!(value(()), wr_abort(p) {
+        // SAFETY: C's QP pointer, inside its batch.
+        if let Some((_, st)) = unsafe { qp_of(p) }
+            && st.sq.lock.is_locked()
+        {
+            // SAFETY: the batch's lock; nothing was published.
+            unsafe { st.sq.lock.unlock_raw() };
+        }
+    })
+}
+
+/// A builder: one WQE for `op` at the cursor, with the QP's `wr_id` and
+/// `wr_flags`.
+///
+/// # Safety
+/// `p` as in [`batch`].
+unsafe fn build(p: *mut ibv_qp_ex, op: SendOp) {
+    // SAFETY: per the contract.
+    let Some((_, sq)) = (unsafe { batch(p) }) else {
+        return;
+    };
+    if sq.err != 0 {
+        return;
+    }
+    // SAFETY: plain fields of our C struct that the caller set before this
+    // call, read by value.
+    let (wr_id, flags) = unsafe { ((*p).wr_id, (*p).wr_flags) };
+    let cur = sq.cur;
+    let r = match sq.queue.slot_mut(cur) {
+        Ok(slot) => wqe::write_send_header(slot, wr_id, &op, flags, sq.ssn),
+        Err(_) => Err(Errno(libc::ENOSPC)),
+    };
+    match r {
+        Ok(()) => {
+            sq.ssn = sq.ssn.wrapping_add(1);
+            sq.cur = sq.queue.next_index(cur);
+        }
+        Err(e) => sq.err = e.0,
+    }
+}
+
+/// A setter: amends the WQE the last builder wrote.
+///
+/// # Safety
+/// `p` as in [`batch`].
+unsafe fn amend(p: *mut ibv_qp_ex, f: impl FnOnce(&QpState, &mut [u8]) -> Result<()>) {
+    // SAFETY: per the contract.
+    let Some((st, sq)) = (unsafe { batch(p) }) else {
+        return;
+    };
+    if sq.err != 0 {
+        return;
+    }
+    let prev = sq.cur.wrapping_sub(1) & (sq.queue.num_slots() - 1);
+    // No builder yet: the slot before the cursor is not ours.
+    if sq.cur == sq.queue.producer_index() {
+        sq.err = libc::EINVAL;
+        return;
+    }
+    let r = sq.queue.slot_mut(prev).and_then(|slot| f(st, slot));
+    if let Err(e) = r {
+        sq.err = e.0;
+    }
+}
+
+macro_rules! builder {
+    ($name:ident($($a:ident: $t:ty),*) => $op:expr) => {
+        unsafe extern "C" fn $name(p: *mut ibv_qp_ex $(, $a: $t)*) {
+            entry!(value(()), $name(p $(, $a)*) {
+                // SAFETY: C's QP pointer inside its batch.
+                unsafe { build(p, $op) }
+            })
+        }
+    };
+}
+
+builder!(wr_send() => SendOp::Send);
+builder!(wr_send_imm(imm_data: __be32) => SendOp::SendWithImm { imm_data });
+builder!(wr_send_inv(invalidate_rkey: u32) => SendOp::SendWithInv { invalidate_rkey });
+builder!(wr_rdma_write(rkey: u32, remote_addr: u64) => SendOp::RdmaWrite { remote_addr, rkey });
+builder!(wr_rdma_write_imm(rkey: u32, remote_addr: u64, imm_data: __be32) =>
+    SendOp::RdmaWriteWithImm { remote_addr, rkey, imm_data });
+builder!(wr_rdma_read(rkey: u32, remote_addr: u64) => SendOp::RdmaRead { remote_addr, rkey });
+builder!(wr_atomic_cmp_swp(rkey: u32, remote_addr: u64, compare: u64, swap: u64) =>
+    SendOp::AtomicCmpSwp { remote_addr, rkey, compare, swap });
+builder!(wr_atomic_fetch_add(rkey: u32, remote_addr: u64, add: u64) =>
+    SendOp::AtomicFetchAdd { remote_addr, rkey, add });
+builder!(wr_local_inv(invalidate_rkey: u32) => SendOp::LocalInv { invalidate_rkey });
+
+unsafe extern "C" fn wr_bind_mw(
+    p: *mut ibv_qp_ex,
+    mw: *mut ibv_mw,
+    rkey: u32,
+    info: *const ibv_mw_bind_info,
+) {
+    entry!(value(()), wr_bind_mw(p, mw, rkey, info) {
+        // SAFETY: the caller's bind info.
+        let op = unsafe { info.as_ref() }
+            .ok_or(Errno::EINVAL)
+            .and_then(|i| super::post::bind_wqe(mw, rkey, i));
+        match op {
+            // SAFETY: C's QP pointer inside its batch.
+            Ok(m) => unsafe { build(p, SendOp::BindMw(m)) },
+            // SAFETY: as above.
+            Err(e) => unsafe { fail(p, e) },
+        }
+    })
+}
+
+/// `ibv_wr_atomic_write` (8 bytes written atomically at the target): rxe's
+/// library offers it; the payload travels in the WQE like inline data.
+unsafe extern "C" fn wr_atomic_write(
+    p: *mut ibv_qp_ex,
+    rkey: u32,
+    remote_addr: u64,
+    atomic_wr: *const c_void,
+) {
+    entry!(value(()), wr_atomic_write(p, rkey, remote_addr, atomic_wr) {
+        if atomic_wr.is_null() {
+            // SAFETY: C's QP pointer inside its batch.
+            return unsafe { fail(p, Errno::EINVAL) };
+        }
+        // SAFETY: the caller's 8 bytes (verbs contract).
+        let data = unsafe { std::slice::from_raw_parts(atomic_wr.cast::<u8>(), 8) };
+        let op = SendOp::Other {
+            opcode: ibv_wr_opcode::IBV_WR_ATOMIC_WRITE.0,
+            ex: 0,
+            remote_addr,
+            rkey,
+        };
+        // SAFETY: as above.
+        unsafe {
+            build(p, op);
+            amend(p, |_, slot| wqe::set_atomic_write(slot, data));
+        }
+    })
+}
+
+/// Records `e` as the batch's error.
+///
+/// # Safety
+/// `p` as in [`batch`].
+unsafe fn fail(p: *mut ibv_qp_ex, e: Errno) {
+    // SAFETY: per the contract.
+    if let Some((_, sq)) = unsafe { batch(p) }
+        && sq.err == 0
+    {
+        sq.err = e.0;
+    }
+}
+
+unsafe extern "C" fn wr_set_ud_addr(
+    p: *mut ibv_qp_ex,
+    ah: *mut ibv_ah,
+    remote_qpn: u32,
+    remote_qkey: u32,
+) {
+    entry!(value(()), wr_set_ud_addr(p, ah, remote_qpn, remote_qkey) {
+        // SAFETY: C's QP pointer inside its batch; C's AH pointer
+        // (NULL/foreign → EINVAL for the batch).
+        unsafe {
+            amend(p, |_, slot| {
+                let ah = Ah::from_c(ah).ok_or(Errno::EINVAL)?;
+                let r = rxe_ah(ah).ok_or(Errno::EINVAL)?;
+                let ud = UdDest {
+                    remote_qpn,
+                    remote_qkey,
+                    ah_num: r.ah_num,
+                    av: r.av.as_ref(),
+                };
+                wqe::set_send_ud(slot, &ud)
+            })
+        }
+    })
+}
+
+unsafe extern "C" fn wr_set_sge(p: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32) {
+    entry!(value(()), wr_set_sge(p, lkey, addr, length) {
+        // A zero-length SGE leaves the WQE without data (as rdma-core).
+        if length == 0 {
+            return;
+        }
+        let s = [Sge { addr, length, lkey }];
+        // SAFETY: C's QP pointer inside its batch.
+        unsafe { amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge)) }
+    })
+}
+
+unsafe extern "C" fn wr_set_sge_list(p: *mut ibv_qp_ex, num_sge: usize, sg_list: *const ibv_sge) {
+    entry!(value(()), wr_set_sge_list(p, num_sge, sg_list) {
+        // SAFETY: C's QP pointer inside its batch; the caller's list of
+        // `num_sge` entries (verbs contract), once its size is checked.
+        unsafe {
+            amend(p, |st, slot| {
+                if num_sge > st.sq.max_sge as usize {
+                    return Err(Errno(libc::ENOSPC));
+                }
+                let list = if num_sge == 0 {
+                    &[][..]
+                } else if sg_list.is_null() {
+                    return Err(Errno::EINVAL);
+                } else {
+                    std::slice::from_raw_parts(sg_list.cast::<Sge>(), num_sge)
+                };
+                wqe::set_send_sges(slot, list, st.sq.max_sge)
+            })
+        }
+    })
+}
+
+/// The caller's buffer as bytes (NULL only with length 0).
+///
+/// # Safety
+/// `addr` points to `len` readable bytes (verbs contract).
+unsafe fn bytes<'a>(addr: *const c_void, len: usize) -> Result<&'a [u8]> {
+    match (len, addr.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(Errno::EINVAL),
+        // SAFETY: per the contract.
+        _ => Ok(unsafe { std::slice::from_raw_parts(addr.cast::<u8>(), len) }),
+    }
+}
+
+unsafe extern "C" fn wr_set_inline_data(p: *mut ibv_qp_ex, addr: *mut c_void, length: usize) {
+    entry!(value(()), wr_set_inline_data(p, addr, length) {
+        // SAFETY: C's QP pointer inside its batch; the caller's buffer.
+        unsafe {
+            amend(p, |st, slot| {
+                if length > st.sq.max_inline as usize {
+                    return Err(Errno(libc::ENOSPC));
+                }
+                let b = bytes(addr, length)?;
+                wqe::set_send_inline(slot, std::iter::once(b), st.sq.max_inline)
+            })
+        }
+    })
+}
+
+unsafe extern "C" fn wr_set_inline_data_list(
+    p: *mut ibv_qp_ex,
+    num_buf: usize,
+    buf_list: *const ibv_data_buf,
+) {
+    entry!(value(()), wr_set_inline_data_list(p, num_buf, buf_list) {
+        // SAFETY: C's QP pointer inside its batch; the caller's list of
+        // `num_buf` buffers (verbs contract).
+        unsafe {
+            amend(p, |st, slot| {
+                let list = match (num_buf, buf_list.is_null()) {
+                    (0, _) => &[][..],
+                    (_, true) => return Err(Errno::EINVAL),
+                    _ => std::slice::from_raw_parts(buf_list, num_buf),
+                };
+                // Length first (ENOSPC before reading any buffer).
+                let total = list
+                    .iter()
+                    .try_fold(0usize, |n, b| n.checked_add(b.length))
+                    .ok_or(Errno(libc::ENOSPC))?;
+                if total > st.sq.max_inline as usize {
+                    return Err(Errno(libc::ENOSPC));
+                }
+                let mut bad = false;
+                let it = list.iter().map_while(|b| match bytes(b.addr, b.length) {
+                    Ok(s) => Some(s),
+                    Err(_) => {
+                        bad = true;
+                        None
+                    }
+                });
+                wqe::set_send_inline(slot, it, st.sq.max_inline)?;
+                if bad {
+                    return Err(Errno::EINVAL);
+                }
+                Ok(())
+            })
+        }
+    })
+}
