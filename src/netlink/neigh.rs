@@ -18,7 +18,7 @@ use std::ffi::c_int;
 use std::time::{Duration, Instant};
 
 use super::TIMEOUT;
-use super::msg::split;
+use super::msg::{Msg, split};
 use super::probe::UdpProbe;
 use super::query::{Conn, Transport};
 use super::route::{
@@ -167,6 +167,19 @@ fn resolve_on<T: Transport>(
     }
 }
 
+/// The link-layer address a neighbour table change announces for `dst` on `oif`.
+fn event_lladdr(m: &Msg<'_>, family: u8, oif: u32, dst: &[u8]) -> Option<Vec<u8>> {
+    if m.ty != RTM_NEWNEIGH {
+        return None;
+    }
+    let n = decode_neigh(m).ok()?;
+    if n.is(family, oif, dst) {
+        n.lladdr
+    } else {
+        None
+    }
+}
+
 /// The neighbour entry of `dst` on `oif`, triggering resolution if there is none.
 fn neigh_mac<T: Transport>(
     c: &mut Conn<T>,
@@ -197,13 +210,8 @@ fn neigh_mac<T: Transport>(
             let n = events.recv(&mut buf)?;
             let dgram = buf.get(..n).unwrap_or(&buf[..]);
             for m in split(dgram).unwrap_or_default() {
-                if m.ty != RTM_NEWNEIGH {
-                    continue;
-                }
-                if let Ok(n) = decode_neigh(&m) {
-                    if let (true, Some(ll)) = (n.is(family, oif, dst), n.lladdr) {
-                        return Ok(ll);
-                    }
+                if let Some(ll) = event_lladdr(&m, family, oif, dst) {
+                    return Ok(ll);
                 }
             }
             continue;

@@ -108,15 +108,13 @@ pub fn decode_link(m: &Msg<'_>) -> Result<Link> {
     let mut vlan_id = None;
     if let Some(info) = a.get(IFLA_LINKINFO) {
         let info = Attrs::parse(info)?;
-        if info.str(IFLA_INFO_KIND) == Some("vlan") {
-            if let Some(data) = info.get(IFLA_INFO_DATA) {
-                let data = Attrs::parse(data)?;
-                vlan_id = data
-                    .get(IFLA_VLAN_ID)
-                    .and_then(|b| b.get(..2))
-                    .and_then(|b| b.try_into().ok())
-                    .map(u16::from_ne_bytes);
-            }
+        if let (Some("vlan"), Some(data)) = (info.str(IFLA_INFO_KIND), info.get(IFLA_INFO_DATA)) {
+            let data = Attrs::parse(data)?;
+            vlan_id = data
+                .get(IFLA_VLAN_ID)
+                .and_then(|b| b.get(..2))
+                .and_then(|b| b.try_into().ok())
+                .map(u16::from_ne_bytes);
         }
     }
     Ok(Link {
@@ -222,5 +220,66 @@ impl<T: Transport> Conn<T> {
             },
         )?;
         Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr(ty: u16, data: &[u8]) -> Vec<u8> {
+        let mut v = ((4 + data.len()) as u16).to_ne_bytes().to_vec();
+        v.extend_from_slice(&ty.to_ne_bytes());
+        v.extend_from_slice(data);
+        v.resize(align4(v.len()), 0);
+        v
+    }
+
+    fn msg(ty: u16, payload: &[u8]) -> Msg<'_> {
+        Msg {
+            ty,
+            flags: 0,
+            seq: 1,
+            payload,
+        }
+    }
+
+    #[test]
+    fn route_link_neigh_decoding() {
+        let mut p = vec![2, 32, 0, 0, 254, 0, 0, 1, 0, 0, 0, 0];
+        p.extend(attr(RTA_OIF, &3u32.to_ne_bytes()));
+        p.extend(attr(RTA_GATEWAY, &[10, 0, 0, 254]));
+        let r = decode_route(&msg(RTM_NEWROUTE, &p)).unwrap();
+        assert_eq!(
+            (r.ty, r.oif, r.gateway),
+            (1, Some(3), Some(vec![10, 0, 0, 254]))
+        );
+        assert!(decode_route(&msg(RTM_NEWROUTE, &p[..8])).is_err());
+
+        let mut l = vec![0u8; IFINFOMSG_LEN];
+        l.extend(attr(IFLA_ADDRESS, &[2, 0, 0, 0, 0, 1]));
+        let mut info = attr(IFLA_INFO_KIND, b"vlan\0");
+        info.extend(attr(
+            IFLA_INFO_DATA,
+            &attr(IFLA_VLAN_ID, &7u16.to_ne_bytes()),
+        ));
+        l.extend(attr(IFLA_LINKINFO | 0x8000, &info));
+        let link = decode_link(&msg(RTM_NEWLINK, &l)).unwrap();
+        assert_eq!(link.addr, Some(vec![2, 0, 0, 0, 0, 1]));
+        assert_eq!(link.vlan_id, Some(7));
+
+        let mut n = vec![2, 0, 0, 0];
+        n.extend(5i32.to_ne_bytes());
+        n.extend([2, 0, 0, 0]);
+        n.extend(attr(NDA_DST, &[10, 0, 0, 9]));
+        n.extend(attr(NDA_LLADDR, &[1, 2, 3, 4, 5, 6]));
+        let ne = decode_neigh(&msg(RTM_NEWNEIGH, &n)).unwrap();
+        assert!(ne.is(2, 5, &[10, 0, 0, 9]));
+        assert!(!ne.is(2, 4, &[10, 0, 0, 9]));
+        assert_eq!(ne.lladdr, Some(vec![1, 2, 3, 4, 5, 6]));
+        // Truncated attributes are errors, never panics.
+        for cut in 0..n.len() {
+            let _ = decode_neigh(&msg(RTM_NEWNEIGH, &n[..cut]));
+        }
     }
 }
