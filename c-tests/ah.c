@@ -8,7 +8,9 @@
  *  - ibv_init_ah_from_wc: RoCE v2 over IPv4 (header checksum decides) and IPv6,
  *    no GRH flag, multicast destinations (EINVAL), unknown next header and IP
  *    version (EPROTONOSUPPORT), a destination not in the GID table;
- *  - ibv_create_ah_from_wc.
+ *  - ibv_create_ah_from_wc;
+ *  - ibv_resolve_eth_l2_from_gid: local, multicast, link-local, unroutable,
+ *    broadcast and unresolvable destinations, bad source GIDs.
  * [ours] lines: NULL attributes and double destroy (rdma-core crashes).
  */
 #include "common.h"
@@ -33,6 +35,8 @@ static const char *err(int e)
 	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
 	case ENOENT: return "ENOENT";
 	case EAGAIN: return "EAGAIN";
+	case EDESTADDRREQ: return "EDESTADDRREQ";
+	case EACCES: return "EACCES";
 	}
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
@@ -227,6 +231,84 @@ static void from_wc(struct ibv_context *ctx, struct ibv_pd *pd)
 	}
 }
 
+/* ibv_resolve_eth_l2_from_gid: rdma-core asks the kernel's routing, link and
+ * neighbour tables. In the VM 10.0.0.1 is veth0's own address (a local route:
+ * veth0's MAC), 10.0.0.2 is local too but reached through veth0's subnet
+ * route, where no neighbour ever answers (3 s, then -EHOSTUNREACH with
+ * EDESTADDRREQ). */
+static void l2(struct ibv_context *ctx, const char *what, int port, int sgid_index,
+	       const union ibv_gid *dgid, int with_vid)
+{
+	struct ibv_ah_attr a;
+	uint8_t mac[6] = {0};
+	uint16_t vid = 0xeeee;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.is_global = 1;
+	a.grh.dgid = *dgid;
+	a.grh.sgid_index = sgid_index;
+	a.port_num = port;
+	errno = 0;
+	r = ibv_resolve_eth_l2_from_gid(ctx, &a, mac, with_vid ? &vid : NULL);
+	printf("resolve_eth_l2_from_gid %s = %d, %s, mac %02x:%02x:%02x:%02x:%02x:%02x vid %#x\n",
+	       what, r, err(errno), mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], vid);
+}
+
+static void resolve_l2(struct ibv_context *ctx)
+{
+	union ibv_gid g, own;
+	struct ibv_ah_attr a;
+	uint8_t mac[6];
+	uint16_t vid;
+
+	v4gid(&g, "10.0.0.1");
+	l2(ctx, "self", 1, 1, &g, 1);
+	l2(ctx, "self, no vid", 1, 1, &g, 0);
+	l2(ctx, "self from GID 0", 1, 0, &g, 1);
+	l2(ctx, "bad port", 2, 1, &g, 1);
+	l2(ctx, "empty source GID", 1, 3, &g, 1);
+	l2(ctx, "source GID 200", 1, 200, &g, 1);
+	v4gid(&g, "10.0.0.2");
+	l2(ctx, "rxe1", 1, 1, &g, 1);
+	v4gid(&g, "0.0.0.0");
+	l2(ctx, "0.0.0.0", 1, 1, &g, 1);
+	v4gid(&g, "224.0.0.5");
+	l2(ctx, "224.0.0.5", 1, 1, &g, 1);
+	v4gid(&g, "239.200.1.2");
+	l2(ctx, "239.200.1.2", 1, 1, &g, 1);
+	v4gid(&g, "192.168.1.1");
+	l2(ctx, "192.168.1.1 (no route)", 1, 1, &g, 1);
+	v4gid(&g, "10.0.0.255");
+	l2(ctx, "10.0.0.255 (broadcast)", 1, 1, &g, 1);
+	inet_pton(AF_INET6, "ff02::1", g.raw);
+	l2(ctx, "ff02::1", 1, 1, &g, 1);
+	l2(ctx, "ff02::1 from GID 0", 1, 0, &g, 1);
+	inet_pton(AF_INET6, "fe80::1", g.raw);
+	l2(ctx, "fe80::1 from GID 0", 1, 0, &g, 1);
+	if (ibv_query_gid(ctx, 1, 0, &own) == 0)
+		l2(ctx, "own GID 0 from GID 0", 1, 0, &own, 1);
+	inet_pton(AF_INET6, "2001:db8::1", g.raw);
+	l2(ctx, "2001:db8::1 from GID 0", 1, 0, &g, 1);
+	inet_pton(AF_INET6, "::1", g.raw);
+	l2(ctx, "::1 from GID 0", 1, 0, &g, 1);
+
+	if (ctest_ours()) {
+		a = attr_to("10.0.0.1", 1);
+		int r;
+
+		errno = 0;
+		r = ibv_resolve_eth_l2_from_gid(ctx, &a, NULL, &vid);
+		ctest_impl_line("resolve_eth_l2_from_gid NULL mac = %d, %s", r, err(errno));
+		errno = 0;
+		r = ibv_resolve_eth_l2_from_gid(ctx, NULL, mac, &vid);
+		ctest_impl_line("resolve_eth_l2_from_gid NULL attr = %d, %s", r, err(errno));
+		errno = 0;
+		r = ibv_resolve_eth_l2_from_gid(NULL, &a, mac, &vid);
+		ctest_impl_line("resolve_eth_l2_from_gid NULL context = %d, %s", r, err(errno));
+	}
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -298,23 +380,7 @@ int main(void)
 
 	from_wc(ctx, pd);
 
-	/* Not implemented by ours yet (rdma-core resolves through the kernel's
-	 * routing and neighbour tables): tagged until it is. */
-	{
-		uint8_t mac[6] = {0};
-		uint16_t vid = 0xffff;
-		int r;
-
-		a = attr_to("10.0.0.1", 1);
-		errno = 0;
-		r = ibv_resolve_eth_l2_from_gid(ctx, &a, mac, &vid);
-		ctest_impl_line("resolve_eth_l2_from_gid self = %d, %s, mac %02x:..:%02x vid %#x", r,
-				err(errno), mac[0], mac[5], vid);
-		a = attr_to("10.0.0.2", 1);
-		errno = 0;
-		r = ibv_resolve_eth_l2_from_gid(ctx, &a, mac, &vid);
-		ctest_impl_line("resolve_eth_l2_from_gid rxe1 = %d, %s, vid %#x", r, err(errno), vid);
-	}
+	resolve_l2(ctx);
 
 	printf("dealloc_pd = %s\n", err(ibv_dealloc_pd(pd)));
 	CHECK(ibv_close_device(ctx) == 0, "close");

@@ -4,9 +4,9 @@
 
 use super::wqe::{Av, GlobalRoute};
 use crate::abi::*;
-use crate::context::generic::{gid, read_c};
+use crate::context::generic::{eth_l2, gid, read_c};
 use crate::context::{Ah, Pd};
-use crate::entry::Result;
+use crate::entry::{Errno, Result};
 use crate::object::CObject;
 use crate::uverbs::Pod;
 use crate::uverbs::ah::CreateAh;
@@ -61,10 +61,12 @@ fn make_av(pd: &Pd, attr: &ibv_ah_attr) -> Result<Av> {
         traffic_class: attr.grh.traffic_class,
         pad: 0,
     };
+    let l2 = eth_l2::resolve_eth_l2_from_gid(ctx, attr, false);
+    if l2.ret != 0 {
+        return Err(l2.errno.unwrap_or(Errno::EINVAL));
+    }
     let mut dmac = [0u8; 6];
-    let mut vid = 0u16;
-    ctx.ops
-        .resolve_eth_l2_from_gid(ctx, attr, &mut dmac, &mut vid)?;
+    dmac[..l2.mac.len()].copy_from_slice(&l2.mac);
     Ok(Av::new(attr.port_num, grh, sgid, dmac))
 }
 

@@ -238,15 +238,6 @@ pub trait ContextOps: Send + Sync {
     ) -> Result<()> {
         Err(NO)
     }
-    fn resolve_eth_l2_from_gid(
-        &self,
-        ctx: &Context,
-        attr: &ibv_ah_attr,
-        eth_mac: &mut [u8; 6],
-        vid: &mut u16,
-    ) -> Result<()> {
-        Err(NO)
-    }
     // ---- memory windows and unimport (pdmr) ----
     /// The `alloc_mw` op slot (inline ibv_alloc_mw).
     fn alloc_mw(&self, pd: &Arc<Pd>, ty: ibv_mw_type) -> Result<Arc<Mw>> {

@@ -1,13 +1,19 @@
 //! A small RDMA netlink (NETLINK_RDMA, RDMA_NLDEV) client: the device list and
-//! the copy-on-fork flag, as libibverbs asks the kernel for them.
+//! the copy-on-fork flag, as libibverbs asks the kernel for them; and an
+//! rtnetlink (NETLINK_ROUTE) client for ibv_resolve_eth_l2_from_gid (`route`, `neigh`).
 //!
 //! Layers: `msg` (wire format, pure), `query` (one request and its replies over
 //! a `Transport`), `nldev` (the commands), `sock` (the socket, all the `unsafe`).
 
 mod msg;
+mod neigh;
 mod nldev;
+mod probe;
 mod query;
+mod route;
 mod sock;
+
+pub use neigh::{L2, resolve as resolve_l2};
 
 #[cfg(test)]
 mod tests;

@@ -60,6 +60,18 @@ impl Request {
         self.buf.resize(align4(self.buf.len()), 0);
     }
 
+    /// A family's fixed header (e.g. `struct rtmsg`), right after the netlink one.
+    pub fn header(mut self, h: &[u8]) -> Request {
+        self.buf.extend_from_slice(h);
+        self.buf.resize(align4(self.buf.len()), 0);
+        self
+    }
+
+    pub fn put_bytes(mut self, ty: u16, data: &[u8]) -> Request {
+        self.put(ty, data);
+        self
+    }
+
     pub fn put_u32(mut self, ty: u16, v: u32) -> Request {
         self.put(ty, &v.to_ne_bytes());
         self

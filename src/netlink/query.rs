@@ -1,7 +1,7 @@
 //! One request and its replies, over any [`Transport`] (a socket, or a script in tests).
 
 use super::msg::{
-    Attrs, NLM_F_DUMP_INTR, NLM_F_MULTI, NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRUN,
+    Attrs, Msg, NLM_F_DUMP_INTR, NLM_F_MULTI, NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRUN,
     Request, error_code, split,
 };
 use crate::entry::{Errno, Result, trace_level, trace_line};
@@ -51,6 +51,21 @@ impl<T: Transport> Conn<T> {
         build: impl FnOnce(Request) -> Request,
         mut on_msg: impl FnMut(&Attrs<'_>) -> Result<()>,
     ) -> Result<usize> {
+        self.exchange_raw(name, ty, flags, build, |m| {
+            on_msg(&Attrs::parse(m.payload)?)
+        })
+    }
+
+    /// As [`Conn::exchange`], passing each reply message whole (for families
+    /// whose messages start with a fixed header before the attributes).
+    pub fn exchange_raw(
+        &mut self,
+        name: &str,
+        ty: u16,
+        flags: u16,
+        build: impl FnOnce(Request) -> Request,
+        mut on_msg: impl FnMut(&Msg<'_>) -> Result<()>,
+    ) -> Result<usize> {
         self.seq = self.seq.wrapping_add(1);
         let req = build(Request::new(ty, flags, self.seq)).finish();
         let r = self.run(&req, &mut on_msg);
@@ -66,14 +81,14 @@ impl<T: Transport> Conn<T> {
     fn run(
         &mut self,
         req: &[u8],
-        on_msg: &mut impl FnMut(&Attrs<'_>) -> Result<()>,
+        on_msg: &mut impl FnMut(&Msg<'_>) -> Result<()>,
     ) -> Result<usize> {
         self.t.send(req)?;
         let mut count = 0;
         for _ in 0..MAX_DATAGRAMS {
             let n = self.t.recv(&mut self.buf)?;
             let dgram = self.buf.get(..n).ok_or(Errno(libc::EMSGSIZE))?;
-            if process(dgram, self.seq, &mut count, on_msg)? {
+            if process_raw(dgram, self.seq, &mut count, on_msg)? {
                 return Ok(count);
             }
         }
@@ -84,11 +99,24 @@ impl<T: Transport> Conn<T> {
 /// Handles one datagram of replies to request `seq`; true once the exchange is
 /// over: after `NLMSG_DONE`, an acknowledgement, or a datagram holding a
 /// message that is not part of a multipart reply.
+#[cfg(test)]
 pub fn process(
     dgram: &[u8],
     seq: u32,
     count: &mut usize,
     on_msg: &mut impl FnMut(&Attrs<'_>) -> Result<()>,
+) -> Result<bool> {
+    process_raw(dgram, seq, count, &mut |m| {
+        on_msg(&Attrs::parse(m.payload)?)
+    })
+}
+
+/// [`process`] with the whole messages.
+pub fn process_raw(
+    dgram: &[u8],
+    seq: u32,
+    count: &mut usize,
+    on_msg: &mut impl FnMut(&Msg<'_>) -> Result<()>,
 ) -> Result<bool> {
     let mut done = false;
     for m in split(dgram)? {
@@ -112,7 +140,7 @@ pub fn process(
                 if m.flags & NLM_F_DUMP_INTR != 0 {
                     return Err(Errno(libc::EINTR));
                 }
-                on_msg(&Attrs::parse(m.payload)?)?;
+                on_msg(&m)?;
                 *count += 1;
                 if m.flags & NLM_F_MULTI == 0 {
                     done = true;

@@ -58,6 +58,41 @@ impl NlSocket {
         set_timeout(&fd, libc::SO_SNDTIMEO, timeout)?;
         Ok(NlSocket { fd })
     }
+
+    /// Subscribes to multicast group `group` (an `RTNLGRP_*` number).
+    pub fn join_group(&self, group: u32) -> Result<()> {
+        // SAFETY: `group` is a live u32 and its exact size is passed.
+        let r = unsafe {
+            libc::setsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_NETLINK,
+                libc::NETLINK_ADD_MEMBERSHIP,
+                (&raw const group).cast(),
+                size_of::<u32>() as libc::socklen_t,
+            )
+        };
+        if r < 0 { Err(Errno::last()) } else { Ok(()) }
+    }
+
+    /// Waits up to `timeout` for a datagram; true when one can be read.
+    pub fn wait_readable(&self, timeout: Duration) -> Result<bool> {
+        let mut p = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: one live pollfd, count 1.
+        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        match r {
+            r if r > 0 => Ok(true),
+            0 => Ok(false),
+            _ => match Errno::last() {
+                e if e.0 == libc::EINTR => Ok(false),
+                e => Err(e),
+            },
+        }
+    }
 }
 
 impl Transport for NlSocket {

@@ -1,8 +1,9 @@
 //! Address handles, and building their attributes from a received completion.
 
 use crate::abi::*;
+use crate::context::generic::eth_l2;
 use crate::context::{Ah, Context, Pd};
-use crate::entry::{arg_mut, arg_ref};
+use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
 use crate::object;
 use std::ffi::c_int;
 
@@ -65,10 +66,28 @@ pub unsafe extern "C" fn ibv_resolve_eth_l2_from_gid(
     eth_mac: *mut u8,
     vid: *mut u16,
 ) -> c_int {
-    entry!(errno, ibv_resolve_eth_l2_from_gid(context, attr, eth_mac, vid) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's input and out-parameters (a 6-byte MAC buffer).
-        let (attr, mac, vid) = unsafe { (arg_ref(attr)?, arg_mut(eth_mac.cast::<[u8; 6]>())?, arg_mut(vid)?) };
-        ctx.ops.resolve_eth_l2_from_gid(&ctx, attr, mac, vid)
+    entry!(value(-libc::EIO), ibv_resolve_eth_l2_from_gid(context, attr, eth_mac, vid) {
+        let r = (|| {
+            let ctx = object::lookup::<Context>(context)?;
+            // SAFETY: the caller's input and out-parameters (a 6-byte MAC buffer;
+            // the VLAN id is optional, as in rdma-core).
+            let (attr, mac, vid) =
+                unsafe { (arg_ref(attr)?, arg_mut(eth_mac.cast::<[u8; 6]>())?, vid.as_mut()) };
+            let l2 = eth_l2::resolve_eth_l2_from_gid(&ctx, attr, vid.is_some());
+            if let (Some(v), Some(out)) = (l2.vid, vid) {
+                *out = v;
+            }
+            if l2.ret == 0 {
+                mac[..l2.mac.len()].copy_from_slice(&l2.mac);
+            }
+            if let Some(e) = l2.errno {
+                set_errno(e);
+            }
+            Ok(l2.ret)
+        })();
+        r.unwrap_or_else(|e: Errno| {
+            set_errno(e);
+            -1
+        })
     })
 }

@@ -9,6 +9,7 @@ pub mod ah_wc;
 pub mod async_event;
 pub mod channel;
 pub mod device;
+pub mod eth_l2;
 pub mod gid;
 pub mod mcast;
 pub mod mr;
