@@ -5,11 +5,16 @@
 # LIB: debian (Debian's libibverbs), ours (LD_LIBRARY_PATH=<repo>/build/lib),
 # preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1). Classification against
 # vm/expected-failures.txt is done by vm/run-tests.sh on the host.
+# LIB mixed: interop pairs (INTEROP=1 pair ...) run once with the server on
+# Debian's library and the client on ours (NAME/s-debian.c-ours) and once the
+# other way round (NAME/s-ours.c-debian); VM_TEST_MIXED=0 skips them.
 # Each program runs under LD_DEBUG=libs (to a file): a case passes only if the
-# dynamic linker initialised the intended libibverbs.so.1 in every process.
+# dynamic linker initialised the intended libibverbs.so.1 in every process
+# (for mixed cases: the server's library in the server, the client's in the client).
 set -u
 OURS=$REPO/build/lib/libibverbs.so.1
 LIBS=${VM_TEST_LIBS:-debian ours preload}
+MIXED=${VM_TEST_MIXED:-1}       # run the interop (mixed) pairs
 ONLY=${VM_TEST_ONLY:-}          # regex on case names, to run a subset
 RES=$OUTDIR/results.tsv
 CASES=$OUTDIR/cases
@@ -102,14 +107,22 @@ single() {
 # once it listens (WAIT: tcp = a TCP listener on the case's port; cm = an
 # RDMA-CM listener on it, as `rdma resource show cm_id` shows; cm:PORT = on PORT).
 # Both must exit 0. @PORT@ in the commands becomes a fresh port per run.
+# CHECK=FN: FN DIR must also succeed (it checks the outputs; prints why not).
+# INTEROP=1: also the mixed runs (server on one library, client on the other).
 pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4
   want "$name" || return 0
-  local lib d t0 spid rs rc detail i p
-  for lib in $LIBS; do
-    d=$CASES/$lib/$name; mkdir -p "$d"; t0=$(now)
+  local mode slib clib col cname d t0 spid rs rc detail i p modes=$LIBS
+  if [ "${INTEROP:-0}" = 1 ] && [ "$MIXED" = 1 ]; then modes="$modes debian:ours ours:debian"; fi
+  for mode in $modes; do
+    if [[ $mode == *:* ]]; then
+      slib=${mode%:*} clib=${mode#*:} col=mixed cname="$name/s-$slib.c-$clib"
+    else
+      slib=$mode clib=$mode col=$mode cname=$name
+    fi
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
     PORT=$((PORT + 1)); p=$PORT
-    run "$lib" "$d" server ${scmd//@PORT@/$p} &
+    run "$slib" "$d" server ${scmd//@PORT@/$p} &
     spid=$!
     # wait (up to 40 s: TCG on a busy host is slow) until the server listens
     for i in $(seq 1 400); do
@@ -121,18 +134,44 @@ pair() {
       kill -0 $spid 2>/dev/null || break
       sleep 0.1
     done
-    run "$lib" "$d" client ${ccmd//@PORT@/$p}
+    run "$clib" "$d" client ${ccmd//@PORT@/$p}
     # the server ends by itself once the client is done; give it a moment
     for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
     kill $spid 2>/dev/null; wait $spid 2>/dev/null
     rs=$(cat "$d/server.rc"); rc=$(cat "$d/client.rc"); detail=""
     if [ "$rc" != 0 ]; then detail="client exit $rc: $(why "$d/client.err")"
     elif [ "$rs" != 0 ]; then detail="server exit $rs: $(why "$d/server.err")"
-    elif ! detail=$(proof "$lib" "$d" server) || ! detail=$(proof "$lib" "$d" client); then detail=$(echo "$detail" | head -1)
+    elif ! detail=$(proof "$slib" "$d" server) || ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+    elif [ -n "${CHECK:-}" ] && ! detail=$($CHECK "$d"); then detail=$(echo "$detail" | head -1)
+    else detail=""
     fi
-    if [ -z "$detail" ]; then record "$lib" "$name" pass "$t0" ""
-    else record "$lib" "$name" fail "$t0" "$detail"; fi
+    if [ -z "$detail" ]; then record "$col" "$cname" pass "$t0" ""
+    else record "$col" "$cname" fail "$t0" "${detail:-check $CHECK failed}"; fi
   done
+}
+
+# rping -v prints each ping's data ("ping data: rdma-ping-N: " then letters
+# cycling A..z from a start letter that advances per ping, 64 bytes with the
+# NUL); -V makes the client compare what came back over RDMA READ/WRITE.
+# Both sides must print every ping, with exactly the expected bytes.
+rping_data() { # DIR (count 10, size 64)
+  local f pre
+  for f in client server; do
+    pre="ping data: "; [ $f = server ] && pre="server ping data: "
+    awk -v pre="$pre" -v n=10 -v size=64 -v who=$f '
+      BEGIN { for (c = 65; c <= 122; c++) chr[c] = sprintf("%c", c) }
+      index($0, pre) == 1 { got[k++] = substr($0, length(pre) + 1) }
+      END {
+        if (k != n) { print who ": " k " pings printed, not " n; exit 1 }
+        for (i = 0; i < n; i++) {
+          s = "rdma-ping-" i ": "; c = 65 + i
+          while (length(s) < size - 1) { s = s chr[c]; c++; if (c > 122) c = 65 }
+          if (got[i] != s) { print who ": ping " i " data differs: " got[i]; exit 1 }
+        }
+      }' "$1/$f.out" || return 1
+  done
+  grep -q 'data mismatch' "$1/client.err" "$1/server.err" && { echo "data mismatch reported"; return 1; }
+  return 0
 }
 
 echo "vm-test: guest $(uname -r), $(ls /sys/class/infiniband | tr '\n' ' ')libraries: $LIBS"
@@ -144,21 +183,33 @@ CMP=1 single ibv_devinfo-v ibv_devinfo -v
 CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
 
 # --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
-pair ibv_rc_pingpong  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+INTEROP=1 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
 pair ibv_uc_pingpong  tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
-pair ibv_ud_pingpong  tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
+INTEROP=1 pair ibv_ud_pingpong tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
 pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+# -e: sleep on completion events (ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events)
+pair ibv_rc_pingpong-e  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
+pair ibv_srq_pingpong-e tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
 
 # --- perftest: small iteration counts (TCG) -----------------------------------
+# perftest 4.5 posts through the new send API (ibv_wr_start/ibv_wr_*/
+# ibv_wr_complete on an ibv_qp_ex) by default; --use_old_post_send makes it use
+# ibv_post_send: both flows are run for ib_send_lat and ib_write_bw.
 for t in send write read atomic; do
   for k in lat bw; do
-    pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
+    i=0; case ${t}_$k in send_lat|write_bw) i=1 ;; esac
+    INTEROP=$i pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
   done
+done
+for t in ib_send_lat ib_write_bw; do
+  pair "$t-old_post_send" tcp "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@" "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@ $SRV"
 done
 
 # --- rdmacm-utils: librdmacm over the library under test ----------------------
-pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
-pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
+INTEROP=1 pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
+# -V: the client validates the data read back; both sides' printed data is checked
+CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
+INTEROP=1 pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
 pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
 pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
 
