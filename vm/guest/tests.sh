@@ -184,9 +184,9 @@ CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
 
 # --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
 INTEROP=1 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
-pair ibv_uc_pingpong  tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+INTEROP=1 pair ibv_uc_pingpong tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
 INTEROP=1 pair ibv_ud_pingpong tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
-pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+INTEROP=1 pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
 # -e: sleep on completion events (ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events)
 pair ibv_rc_pingpong-e  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
 pair ibv_srq_pingpong-e tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
@@ -197,8 +197,7 @@ pair ibv_srq_pingpong-e tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "
 # ibv_post_send: both flows are run for ib_send_lat and ib_write_bw.
 for t in send write read atomic; do
   for k in lat bw; do
-    i=0; case ${t}_$k in send_lat|write_bw) i=1 ;; esac
-    INTEROP=$i pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
+    INTEROP=1 pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
   done
 done
 for t in ib_send_lat ib_write_bw; do
@@ -210,8 +209,8 @@ INTEROP=1 pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10
 # -V: the client validates the data read back; both sides' printed data is checked
 CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
 INTEROP=1 pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
-pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
-pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+INTEROP=1 pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
+INTEROP=1 pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
 
 # --- the project's own C tests (built by vm/run-tests.sh into $OUTDIR/c-tests) --
 # Each must exit 0 and print, untagged, exactly what it prints on Debian's library.
