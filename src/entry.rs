@@ -89,6 +89,14 @@ pub fn ret_minus_one(r: Result<c_int>) -> c_int {
     })
 }
 
+/// Verbs that return a count >= 0, or a negative errno (and leave it in errno).
+pub fn ret_neg_errno(r: Result<isize>) -> isize {
+    r.unwrap_or_else(|e| {
+        set_errno(e);
+        -(e.0 as isize)
+    })
+}
+
 /// Pointer-returning verbs: the object, or NULL with errno set.
 pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
     r.unwrap_or_else(|e| {
@@ -182,6 +190,7 @@ pub fn trace_result(call: Call<'_>, ret: &dyn Debug) {
 ///
 /// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
 /// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
+/// `neg_errno` (body: `Result<isize>`),
 /// `ptr` (body: `Result<*mut T>`) or `value(FALLBACK)` (body: the value itself;
 /// FALLBACK is returned if the body panics).
 macro_rules! entry {
@@ -190,6 +199,9 @@ macro_rules! entry {
     };
     (minus_one, $name:ident($($arg:ident),*) $body:block) => {
         entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
+    };
+    (neg_errno, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_neg_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
     };
     (ptr, $name:ident($($arg:ident),*) $body:block) => {
         entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)

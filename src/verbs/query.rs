@@ -167,7 +167,7 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
     flags: u32,
     entry_size: usize,
 ) -> isize {
-    let r = entry!(minus_one, _ibv_query_gid_table(context, entries, max_entries, flags, entry_size) {
+    entry!(neg_errno, _ibv_query_gid_table(context, entries, max_entries, flags, entry_size) {
         let ctx = self::context(context)?;
         let len = entry_size
             .checked_mul(max_entries)
@@ -186,14 +186,8 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
             let out = unsafe { std::slice::from_raw_parts_mut(entries.cast::<u8>(), len) };
             ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
         };
-        c_int::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
-    });
-    // This one reports failure as a negative errno.
-    if r < 0 {
-        -(crate::entry::Errno::last().0 as isize)
-    } else {
-        r as isize
-    }
+        isize::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
+    })
 }
 
 /// Not in verbs.h: rdma-core's private helper that librdmacm links against.
