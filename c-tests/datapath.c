@@ -2,7 +2,7 @@
  * loopback pair: every opcode, inline data, post lists with *bad_wr,
  * unsignalled sends, UC and UD (with an AH), SRQ receives, memory windows,
  * and the error completions (bad rkey, RNR retry exceeded, flush), plus
- * posting to a QP in RESET. Run in the VM by c-tests/vm-diff.sh. */
+ * posting to a QP in RESET. Run in the VM by `make vm-test`. */
 #include "dp.h"
 
 static struct ibv_sge sge(struct dp *d, int side, size_t off, uint32_t len)

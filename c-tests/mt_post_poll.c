@@ -2,7 +2,7 @@
  * 100000 SENDs in total on one QP, one thread keeps receives posted on the
  * other, and two threads poll each CQ, all at once. Every send and every
  * receive must complete exactly once, successfully. Run in the VM by
- * c-tests/vm-diff.sh. */
+ * `make vm-test`. */
 #include "dp.h"
 #include <pthread.h>
 #include <stdatomic.h>

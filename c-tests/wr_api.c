@@ -1,7 +1,7 @@
 /* The extended data path on rxe: ibv_qp_ex work-request builders (QPs from
  * ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) and ibv_cq_ex
  * polling (start/next/end_poll and the readers), on a loopback RC pair and
- * a UD pair. Run in the VM by c-tests/vm-diff.sh. */
+ * a UD pair. Run in the VM by `make vm-test`. */
 #include "dp.h"
 
 #define WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | \

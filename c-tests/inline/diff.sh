@@ -3,7 +3,7 @@
 # Differential test of include/infiniband/verbs_inline.h against Debian's
 # verbs.h inlines.  Builds inline_diff.c against Debian's headers and
 # against ours, as C and C++, at -O0 and -O2, runs all and diffs outputs.
-# Needs gcc, g++, python3 and libibverbs-dev (for Debian's headers); does
+# Needs gcc, g++ and libibverbs-dev (for Debian's headers); does
 # not link any libibverbs.  usage: c-tests/inline/diff.sh   (exit 0 = same)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,11 +12,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 ours="-I$repo/include"
-if [ ! -f "$repo/include/infiniband/verbs.h" ]; then
-	# generated verbs.h not there yet: use Debian's minus its inlines
-	python3 "$here/mk_typesonly.py" "$tmp/typesonly"
-	ours="-I$tmp/typesonly $ours"
-fi
 def="-DRDMA_STATIC_PROVIDERS=mlx5,rxe,efa"
 gcc -O2 -c -o "$tmp/sp.o" "$here/static_providers_fake.c"
 
