@@ -29,7 +29,10 @@ pub unsafe extern "C" fn ibv_query_device(
 /// Fills the first `attr_size` bytes of a caller's `ibv_device_attr_ex`, as
 /// the verbs_context slot does: everything zeroed first (also on failure),
 /// then what the caller's size covers.
-pub fn query_device_ex_into(
+///
+/// # Safety
+/// A non-NULL `out` must have `attr_size` writable bytes.
+pub unsafe fn query_device_ex_into(
     ctx: &Context,
     input: Option<&ibv_query_device_ex_input>,
     out: *mut ibv_device_attr_ex,
@@ -51,9 +54,8 @@ pub fn query_device_ex_into(
         }
         r => r?,
     }
-    let n = attr_size.min(size_of::<ibv_device_attr_ex>());
-    // SAFETY: we write at most attr_size bytes at out.
-    unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), out.cast::<u8>(), n) };
+    // SAFETY: the caller gives attr_size writable bytes at out.
+    unsafe { write_prefix(&full, out, attr_size) };
     Ok(())
 }
 
@@ -69,8 +71,20 @@ pub unsafe extern "C" fn ibv_query_device_ex(
         let ctx = self::context(context)?;
         // SAFETY: optional input from the caller.
         let input = unsafe { input.as_ref() };
-        query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>())
+        // SAFETY: the caller's struct of this library's size.
+        unsafe { query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>()) }
     })
+}
+
+/// Copies the first `len` bytes of `full` (at most all of it) to `out`: how a
+/// caller built against an older, smaller struct gets its part.
+///
+/// # Safety
+/// `out` must have `len` writable bytes.
+unsafe fn write_prefix<T>(full: &T, out: *mut T, len: usize) {
+    let n = len.min(size_of::<T>());
+    // SAFETY: `full` is n readable bytes; the caller vouches for `out`.
+    unsafe { std::ptr::copy_nonoverlapping((full as *const T).cast::<u8>(), out.cast::<u8>(), n) };
 }
 
 /// Size of the port attributes of programs built before port_cap_flags2.
@@ -78,7 +92,15 @@ const COMPAT_PORT_ATTR_LEN: usize = 48;
 
 /// Fills the first `len` bytes of a caller's port attributes. A caller with
 /// the whole struct (or more) has it zeroed first, even if the query fails.
-pub fn query_port_into(ctx: &Context, port: u8, out: *mut ibv_port_attr, len: usize) -> Result<()> {
+///
+/// # Safety
+/// A non-NULL `out` must have `len` writable bytes.
+pub unsafe fn query_port_into(
+    ctx: &Context,
+    port: u8,
+    out: *mut ibv_port_attr,
+    len: usize,
+) -> Result<()> {
     if out.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -89,9 +111,8 @@ pub fn query_port_into(ctx: &Context, port: u8, out: *mut ibv_port_attr, len: us
     // SAFETY: plain C data; all-zero is valid.
     let mut full: ibv_port_attr = unsafe { std::mem::zeroed() };
     ctx.ops.query_port(ctx, port, &mut full)?;
-    let n = len.min(size_of::<ibv_port_attr>());
-    // SAFETY: the caller gives `len` writable bytes at `out`; we write at most that.
-    unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), out.cast::<u8>(), n) };
+    // SAFETY: the caller gives `len` writable bytes at `out`.
+    unsafe { write_prefix(&full, out, len) };
     Ok(())
 }
 
@@ -103,7 +124,8 @@ pub unsafe extern "C" fn ibv_query_port(
 ) -> c_int {
     entry!(errno, ibv_query_port(context, port_num, port_attr) {
         let ctx = self::context(context)?;
-        query_port_into(&ctx, port_num, port_attr.cast(), COMPAT_PORT_ATTR_LEN)
+        // SAFETY: callers of this symbol pass the old, shorter port attributes.
+        unsafe { query_port_into(&ctx, port_num, port_attr.cast(), COMPAT_PORT_ATTR_LEN) }
     })
 }
 

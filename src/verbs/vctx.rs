@@ -29,7 +29,8 @@ unsafe extern "C" fn query_port(
 ) -> c_int {
     entry!(errno, query_port(context, port_num, port_attr, port_attr_len) {
         let ctx = object::lookup::<Context>(context)?;
-        query_port_into(&ctx, port_num, port_attr, port_attr_len)
+        // SAFETY: the inline caller passes its struct and its size.
+        unsafe { query_port_into(&ctx, port_num, port_attr, port_attr_len) }
     })
 }
 
@@ -43,7 +44,8 @@ unsafe extern "C" fn query_device_ex(
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: optional input from the caller.
         let input = unsafe { input.as_ref() };
-        query_device_ex_into(&ctx, input, attr, attr_size)
+        // SAFETY: the inline caller passes its struct and its size.
+        unsafe { query_device_ex_into(&ctx, input, attr, attr_size) }
     })
 }
 
