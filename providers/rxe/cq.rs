@@ -6,11 +6,12 @@
 
 use std::ffi::{c_int, c_void};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::queue::ConsumerQueue;
+use super::queue::{ConsumerQueue, IndexWords};
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
 use crate::context::{CompChannel, Context, Cq, EventCounts};
@@ -54,6 +55,19 @@ pub struct CqState {
     /// Created with ibv_create_cq_ex.
     #[allow(dead_code)]
     pub ex: bool,
+    /// The index words of the ring the CQ was created with (kept mapped
+    /// until destroy), for polls that find it empty without the lock; unused
+    /// once `resized`.
+    first: IndexWords,
+    resized: AtomicBool,
+}
+
+impl CqState {
+    /// True if the CQ had no completion at some instant during the call,
+    /// found without the lock; false means "take the lock and look".
+    pub fn seen_empty(&self) -> bool {
+        !self.resized.load(Ordering::Acquire) && self.first.is_empty()
+    }
 }
 
 /// The rxe state of a CQ of ours.
@@ -138,6 +152,8 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
     }
     let st = CqState {
         handle: made.cq_handle,
+        first: queue.index_words(),
+        resized: AtomicBool::new(false),
         lock: SpinLock::new(CqInner { queue, cur: 0 }),
         channel: a.channel,
         ex: a.ex.is_some(),
@@ -150,6 +166,8 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
 pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
     let st = state(cq)?;
     let mut g = st.lock.lock();
+    // From now on polls take the lock (the first ring goes stale).
+    st.resized.store(true, Ordering::Release);
     let mut resp = rxe::ResizeCqResp::default();
     let uv = &cq.ctx.uverbs;
     let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;

@@ -81,6 +81,7 @@ impl Mmap {
 
     /// Bytes `off..off + len`. The caller must know the kernel is not writing
     /// them for the lifetime of the view (ring protocol), hence crate-only.
+    #[cfg(test)]
     pub(crate) fn bytes(&self, off: usize, len: usize) -> Option<&[u8]> {
         if !self.in_bounds(off, len) {
             return None;

@@ -50,25 +50,19 @@ pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) 
             crate::entry::set_errno(crate::entry::Errno::EINVAL);
             return -1;
         }
-        let mut g = st.lock.lock();
-        let mut n = 0;
-        while n < ne {
-            let Some(slot) = g.queue.consumer_slot() else { break };
-            // SAFETY: `wc` has room for `ne` entries (verbs contract); the
-            // slot holds at least CQE_SIZE bytes (checked when mapped), and
-            // ibv_wc is plain data for which any bytes are a valid value.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    slot.as_ptr(),
-                    wc.add(n as usize).cast::<u8>(),
-                    CQE_SIZE,
-                );
-            }
-            // Cannot fail: the slot above was there.
-            let _ = g.queue.advance_consumer();
-            n += 1;
+        if st.seen_empty() {
+            return 0;
         }
-        n
+        let mut g = st.lock.lock();
+        let out = wc.cast::<u8>();
+        g.queue.drain(ne as u32, |i, slot| {
+            // SAFETY: `wc` has room for `ne` entries (verbs contract) and
+            // i < ne; the slot holds at least CQE_SIZE bytes (checked when
+            // mapped); ibv_wc is plain data for which any bytes are valid.
+            unsafe {
+                std::ptr::copy_nonoverlapping(slot.as_ptr(), out.add(i as usize * CQE_SIZE), CQE_SIZE)
+            }
+        }) as c_int
     })
 }
 

@@ -12,6 +12,7 @@ use std::ffi::c_int;
 
 use super::ah::rxe_ah;
 use super::qp::{self, QpState, SqInner};
+use super::queue::Batch;
 use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
 use crate::abi::*;
 use crate::context::{Ah, Mr, Mw, Qp, Srq};
@@ -134,7 +135,7 @@ pub(super) fn bind_wqe(mw: *mut ibv_mw, rkey: u32, info: &ibv_mw_bind_info) -> R
 /// # Safety
 /// `wr`'s pointers (gather list, inline data, AH) are as the verbs contract
 /// says.
-unsafe fn post_one(st: &QpState, sq: &mut SqInner, wr: &ibv_send_wr) -> Result<()> {
+unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
     let lim = wqe::SendLimits {
         max_sge: st.sq.max_sge,
         max_inline: st.sq.max_inline,
@@ -173,7 +174,6 @@ unsafe fn post_one(st: &QpState, sq: &mut SqInner, wr: &ibv_send_wr) -> Result<(
         ah_num: r.ah_num,
         av: r.av.as_ref(),
     });
-    let ssn = sq.ssn;
     let mut push = |payload| {
         let req = SendReq {
             wr_id: wr.wr_id,
@@ -181,10 +181,9 @@ unsafe fn post_one(st: &QpState, sq: &mut SqInner, wr: &ibv_send_wr) -> Result<(
             send_flags: wr.send_flags,
             payload,
             ud,
-            ssn,
+            ssn: *ssn,
         };
-        sq.queue
-            .push_with(|slot| wqe::write_send_wqe(slot, &req, &lim))
+        sq.push_with(|slot| wqe::write_send_wqe(slot, &req, &lim))
     };
     if wr.send_flags & wqe::SEND_INLINE != 0 {
         if list.len() > MAX_INLINE_SGE {
@@ -206,7 +205,7 @@ unsafe fn post_one(st: &QpState, sq: &mut SqInner, wr: &ibv_send_wr) -> Result<(
     } else {
         push(Payload::Sge(list))?;
     }
-    sq.ssn = sq.ssn.wrapping_add(1);
+    *ssn = ssn.wrapping_add(1);
     Ok(())
 }
 
@@ -230,12 +229,14 @@ unsafe fn post_send_list(
     }
     let mut rc = 0;
     {
-        let mut sq = st.sq.lock.lock();
+        let mut g = st.sq.lock.lock();
+        let SqInner { queue, ssn, .. } = &mut *g;
+        let mut batch = queue.batch();
         while !wr.is_null() {
             // SAFETY: a WR of the caller's list (verbs contract).
             let w = unsafe { &*wr };
             // SAFETY: as above, for its pointers.
-            if let Err(e) = unsafe { post_one(st, &mut sq, w) } {
+            if let Err(e) = unsafe { post_one(st, &mut batch, ssn, w) } {
                 // SAFETY: checked non-NULL above.
                 unsafe { *bad = wr };
                 rc = e.0;
@@ -273,6 +274,7 @@ unsafe fn post_recv_list(
     bad: *mut *mut ibv_recv_wr,
 ) -> c_int {
     let mut q = queue.lock();
+    let mut q = q.batch();
     while !wr.is_null() {
         // SAFETY: a WR of the caller's list (verbs contract).
         let w = unsafe { &*wr };

@@ -17,6 +17,10 @@
 //! queue (one per SQ, RQ, SRQ or CQ) serialises its producers or consumers
 //! with its own lock, as rdma-core does with a spinlock per queue.
 
+#![allow(unsafe_code)]
+
+use std::ptr::NonNull;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::mmap::Mmap;
@@ -25,12 +29,66 @@ use crate::uverbs::rxe::queue_buf;
 
 /// The mapping plus the geometry read once from its header and checked
 /// against the mapping size, so later header writes cannot move us out of
-/// bounds.
+/// bounds. The index words and the slot array are located once, here: the
+/// data path then reaches them without further checks.
 #[derive(Debug)]
 struct Ring {
-    map: Mmap,
+    /// Also keeps the mapping alive.
+    words: IndexWords,
+    data: NonNull<u8>,
     log2_elem_size: u32,
     mask: u32,
+}
+
+// SAFETY: the pointers lead into the mapping `words` keeps alive, which is
+// itself Send + Sync; every access through them is atomic or follows the
+// ring protocol (see the module doc).
+unsafe impl Send for Ring {}
+// SAFETY: as above.
+unsafe impl Sync for Ring {}
+
+/// The producer and consumer index words of a mapped ring, kept alive with
+/// the mapping: a CQ checks them without its lock (see `ConsumerQueue`).
+#[derive(Debug, Clone)]
+pub struct IndexWords {
+    _map: Arc<Mmap>,
+    prod: NonNull<AtomicU32>,
+    cons: NonNull<AtomicU32>,
+}
+
+// SAFETY: pointers to atomics inside a mapping this value keeps alive.
+unsafe impl Send for IndexWords {}
+// SAFETY: as above.
+unsafe impl Sync for IndexWords {}
+
+impl IndexWords {
+    fn new(map: &Arc<Mmap>) -> Result<IndexWords> {
+        let word = |off| map.atomic_u32(off).map(NonNull::from).ok_or(Errno::EINVAL);
+        Ok(IndexWords {
+            prod: word(queue_buf::PRODUCER_INDEX)?,
+            cons: word(queue_buf::CONSUMER_INDEX)?,
+            _map: map.clone(),
+        })
+    }
+
+    pub fn producer(&self) -> &AtomicU32 {
+        // SAFETY: checked in bounds and aligned by `Mmap::atomic_u32`; the
+        // mapping lives as long as `self._map`.
+        unsafe { self.prod.as_ref() }
+    }
+
+    pub fn consumer(&self) -> &AtomicU32 {
+        // SAFETY: as in `producer`.
+        unsafe { self.cons.as_ref() }
+    }
+
+    /// Whether the ring held nothing at one instant between the call and
+    /// its return: both sides store their indices masked, and the consumer
+    /// index only moves towards the producer's. Needs no lock.
+    pub fn is_empty(&self) -> bool {
+        let cons = self.consumer().load(Ordering::Relaxed);
+        self.producer().load(Ordering::Acquire) == cons
+    }
 }
 
 impl Ring {
@@ -52,26 +110,26 @@ impl Ring {
         if !slots.is_power_of_two() || !fits || (1usize << log2_elem_size) < min_elem_size {
             return Err(Errno::EINVAL);
         }
+        let mut map = map;
+        let data = map
+            .bytes_mut(queue_buf::DATA, bytes as usize)
+            .map(|b| NonNull::from(b).cast::<u8>())
+            .ok_or(Errno::EINVAL)?;
+        let map = Arc::new(map);
         Ok(Ring {
-            map,
+            words: IndexWords::new(&map)?,
+            data,
             log2_elem_size,
             mask,
         })
     }
 
-    fn word(&self, off: usize) -> &AtomicU32 {
-        // Checked in `new`: the header lies inside the mapping.
-        self.map
-            .atomic_u32(off)
-            .expect("rxe queue header in bounds")
-    }
-
     fn producer(&self) -> &AtomicU32 {
-        self.word(queue_buf::PRODUCER_INDEX)
+        self.words.producer()
     }
 
     fn consumer(&self) -> &AtomicU32 {
-        self.word(queue_buf::CONSUMER_INDEX)
+        self.words.consumer()
     }
 
     fn elem_size(&self) -> usize {
@@ -87,20 +145,22 @@ impl Ring {
         to.wrapping_sub(from) & self.mask
     }
 
-    fn slot_off(&self, index: u32) -> usize {
-        queue_buf::DATA + (((index & self.mask) as usize) << self.log2_elem_size)
+    fn slot_ptr(&self, index: u32) -> *mut u8 {
+        let off = ((index & self.mask) as usize) << self.log2_elem_size;
+        // Inside the slot array: the index is masked and `new` checked that
+        // `mask + 1` slots fit in the mapping.
+        self.data.as_ptr().wrapping_add(off)
     }
 
     fn slot(&self, index: u32) -> &[u8] {
-        let off = self.slot_off(index);
-        self.map
-            .bytes(off, self.elem_size())
-            .expect("slot in bounds")
+        // SAFETY: a whole slot inside the live mapping (see `slot_ptr`); the
+        // ring protocol keeps the kernel off the slots we are given.
+        unsafe { std::slice::from_raw_parts(self.slot_ptr(index), self.elem_size()) }
     }
 
     fn slot_mut(&mut self, index: u32) -> &mut [u8] {
-        let (off, len) = (self.slot_off(index), self.elem_size());
-        self.map.bytes_mut(off, len).expect("slot in bounds")
+        // SAFETY: as in `slot`; `&mut self` excludes our other views.
+        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(index), self.elem_size()) }
     }
 }
 
@@ -172,12 +232,8 @@ impl ProducerQueue {
     /// Publishes the producer slot: `ENOMEM` (what rdma-core's rxe returns)
     /// if the ring is full.
     pub fn advance_producer(&mut self) -> Result<()> {
-        if self.full() {
-            return Err(Errno::ENOMEM);
-        }
-        let next = self.ring.next(self.producer_index());
-        // Release: the slot contents are visible to the kernel before the index.
-        self.ring.producer().store(next, Ordering::Release);
+        let mut b = self.batch();
+        b.take()?;
         Ok(())
     }
 
@@ -185,8 +241,19 @@ impl ProducerQueue {
     /// succeeds. As in rdma-core's post_send, a bad request is reported
     /// before a full ring (the slot written is never the kernel's).
     pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
-        fill(self.producer_slot())?;
-        self.advance_producer()
+        self.batch().push_with(fill)
+    }
+
+    /// Starts a run of posts that are published together, with one store
+    /// of the producer index when the batch is dropped.
+    pub fn batch(&mut self) -> Batch<'_> {
+        let prod = self.producer_index();
+        Batch {
+            q: self,
+            start: prod,
+            prod,
+            free: 0,
+        }
     }
 
     /// The free slot at `index`, for batching several elements before one
@@ -218,6 +285,54 @@ impl ProducerQueue {
         }
         self.ring.producer().store(index, Ordering::Release);
         Ok(())
+    }
+}
+
+/// Posts into a [`ProducerQueue`] published together when dropped (the
+/// kernel sees them at once, as after a doorbell); see `ProducerQueue::batch`.
+pub struct Batch<'a> {
+    q: &'a mut ProducerQueue,
+    start: u32,
+    prod: u32,
+    /// Free slots as of the last look at the kernel's index (0: look again).
+    free: u32,
+}
+
+impl Batch<'_> {
+    /// Whether no slot is free (the kernel's index is read again first).
+    pub fn full(&mut self) -> bool {
+        if self.free == 0 {
+            let ring = &self.q.ring;
+            self.free = ring.distance(self.prod, self.q.consumer_index()).wrapping_sub(1) & ring.mask;
+        }
+        self.free == 0
+    }
+
+    /// Claims the current slot for the batch; `ENOMEM` if the ring is full.
+    fn take(&mut self) -> Result<()> {
+        if self.full() {
+            return Err(Errno::ENOMEM);
+        }
+        self.free -= 1;
+        self.prod = self.q.ring.next(self.prod);
+        Ok(())
+    }
+
+    /// Writes the next slot with `fill` and adds it to the batch if `fill`
+    /// succeeds and the ring has room (`ENOMEM` otherwise): a bad request is
+    /// reported before a full ring, as in rdma-core's post_send.
+    pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
+        fill(self.q.ring.slot_mut(self.prod))?;
+        self.take()
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if self.prod != self.start {
+            // Release: the slot contents are visible to the kernel before the index.
+            self.q.ring.producer().store(self.prod, Ordering::Release);
+        }
     }
 }
 
@@ -284,7 +399,30 @@ impl ConsumerQueue {
     /// consumed it (for `ibv_start_poll`/`ibv_next_poll`).
     pub fn slot(&self, index: u32) -> Option<&[u8]> {
         let cons = self.consumer_index();
-        (self.ring.distance(cons, index) < self.len()).then(|| self.ring.slot(index))
+        let ready = self.ring.distance(cons, self.producer_index());
+        (self.ring.distance(cons, index) < ready).then(|| self.ring.slot(index))
+    }
+
+    /// Reads up to `max` of the oldest completions in order, `each(i, slot)`
+    /// for the i-th, then releases them to the kernel with one store.
+    /// Returns how many were read.
+    pub fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
+        let cons = self.consumer_index();
+        let n = self.ring.distance(cons, self.producer_index()).min(max);
+        for i in 0..n {
+            each(i, self.ring.slot(cons.wrapping_add(i)));
+        }
+        if n > 0 {
+            let next = cons.wrapping_add(n) & self.ring.mask;
+            // Release: our reads of the slots are done before the kernel reuses them.
+            self.ring.consumer().store(next, Ordering::Release);
+        }
+        n
+    }
+
+    /// The ring's index words, for a lock-free emptiness check.
+    pub fn index_words(&self) -> IndexWords {
+        self.ring.words.clone()
     }
 
     /// Releases the oldest completion to the kernel; `ENOENT` if empty.
