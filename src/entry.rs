@@ -170,7 +170,8 @@ fn panic_text(p: &(dyn Any + Send)) -> &str {
         .unwrap_or("?")
 }
 
-/// Runs a verb body behind the panic boundary, tracing when asked to.
+/// Runs a verb body behind the panic boundary.
+#[inline(always)]
 pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
@@ -181,9 +182,14 @@ pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnc
     }
 }
 
-/// Traces a finished call: arguments, result and errno.
-pub fn trace_result(call: Call<'_>, ret: &dyn Debug) {
+/// [`run`], then a trace line with the arguments, result and errno; out of
+/// line, so that the untraced path keeps a small frame.
+#[cold]
+#[inline(never)]
+pub fn run_traced<R: Debug>(call: Call<'_>, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
+    let ret = run(call.0, body, on_panic);
     trace_line(format_args!("{call} = {ret:?} (errno {})", errno_now()));
+    ret
 }
 
 /// Defines the body of an exported verb.
@@ -210,22 +216,26 @@ macro_rules! entry {
         entry!(@run ret_value, $fallback, $name($($arg),*) $body)
     };
     (@run $conv:ident, $panic:expr, $name:ident($($arg:ident),*) $body:block) => {{
-        #[allow(unused_unsafe, clippy::redundant_closure_call)]
-        let ret = $crate::entry::run(
-            stringify!($name),
-            || $crate::entry::$conv((|| $body)()),
-            || $crate::entry::$conv($panic),
-        );
-        if $crate::entry::trace_level() > 0 {
-            $crate::entry::trace_result(
+        // The body is expanded twice so that the untraced path captures
+        // nothing for the traced one.
+        if $crate::entry::trace_level() == 0 {
+            #[allow(unused_unsafe, clippy::redundant_closure_call)]
+            $crate::entry::run(
+                stringify!($name),
+                || $crate::entry::$conv((|| $body)()),
+                || $crate::entry::$conv($panic),
+            )
+        } else {
+            #[allow(unused_unsafe, clippy::redundant_closure_call)]
+            $crate::entry::run_traced(
                 $crate::entry::Call(
                     stringify!($name),
                     &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
                 ),
-                &ret,
-            );
+                || $crate::entry::$conv((|| $body)()),
+                || $crate::entry::$conv($panic),
+            )
         }
-        ret
     }};
 }
 

@@ -74,36 +74,14 @@ macro_rules! wire_pod {
 }
 wire_pod!(Sge, Cqe);
 
-/// Declares a `#[repr(C)]` struct with its C size checked and no implicit
-/// padding (the field sizes add up), and implements [`Wire`] for it.
+/// Declares a kernel struct (`kstruct!`: `#[repr(C)]`, C size checked, no
+/// padding, `Pod`) and implements [`Wire`] for it as one copy of its bytes.
 macro_rules! wire {
     ($(#[$m:meta])* pub struct $name:ident = $size:literal { $(pub $f:ident: $t:ty,)* }) => {
-        $(#[$m])*
-        #[repr(C)]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name {
-            $(pub $f: $t,)*
+        crate::uverbs::pod::kstruct! {
+            $(#[$m])* pub struct $name = $size { $(pub $f: $t,)* }
         }
-
-        const _: () = {
-            assert!(size_of::<$name>() == $size, "size differs from the C header");
-            assert!(<$name as Wire>::SIZE == $size, "implicit padding");
-        };
-
-        impl Wire for $name {
-            const SIZE: usize = 0 $(+ <$t as Wire>::SIZE)*;
-            #[allow(unused_assignments)]
-            fn put(&self, out: &mut [u8]) {
-                let mut at = 0;
-                $(self.$f.put(&mut out[at..]); at += <$t as Wire>::SIZE;)*
-            }
-            #[allow(unused_assignments)]
-            fn get(b: &[u8]) -> Self {
-                let mut at = 0;
-                $(let $f = <$t as Wire>::get(&b[at..]); at += <$t as Wire>::SIZE;)*
-                $name { $($f,)* }
-            }
-        }
+        wire_pod!($name);
     };
 }
 
@@ -683,10 +661,10 @@ fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
     }
 }
 
+/// The gather list after a WQE header; `dst` has room (checked by callers).
 fn write_sges(dst: &mut [u8], sges: &[Sge]) {
-    for (d, s) in dst.chunks_exact_mut(Sge::SIZE).zip(sges) {
-        s.put(d);
-    }
+    let b = crate::uverbs::pod::slice_bytes(sges);
+    dst[..b.len()].copy_from_slice(b);
 }
 
 /// Encodes a receive work request into a receive queue or SRQ slot.

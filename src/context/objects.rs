@@ -6,7 +6,7 @@ use super::Context;
 use super::events::Events;
 use crate::abi::*;
 use crate::object::CObject;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ macro_rules! c_object {
             c: UnsafeCell<$store>,
             pub ctx: Arc<Context>,
             /// The provider's state for this object.
-            pub hw: Box<dyn Any + Send + Sync>,
+            pub hw: Hw,
             /// Events reported for it and acknowledged, and its destroy claim.
             pub events: Events,
         }
@@ -54,6 +54,7 @@ macro_rules! c_object {
 
         impl $name {
             pub fn new(c: $store, ctx: Arc<Context>, hw: Box<dyn Any + Send + Sync>) -> Self {
+                let hw = Hw::new(hw);
                 const { assert!(size_of::<$store>() >= size_of::<$c>()) };
                 $name {
                     magic: Self::MAGIC,
@@ -117,6 +118,33 @@ macro_rules! c_object {
             }
         }
     };
+}
+
+/// A provider's state for an object, with its type recorded up front so the
+/// data path can check it without a virtual call.
+pub struct Hw {
+    id: TypeId,
+    state: Box<dyn Any + Send + Sync>,
+}
+
+impl Hw {
+    fn new(state: Box<dyn Any + Send + Sync>) -> Hw {
+        Hw {
+            id: (*state).type_id(),
+            state,
+        }
+    }
+
+    /// The state if it is a `T` (as `<dyn Any>::downcast_ref`).
+    #[inline]
+    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
+        (self.id == TypeId::of::<T>()).then(|| {
+            let p: *const (dyn Any + Send + Sync) = &*self.state;
+            // SAFETY: `id` is the TypeId of the boxed value (recorded in
+            // `new`, and `state` never changes), so it is a `T`.
+            unsafe { &*p.cast::<T>() }
+        })
+    }
 }
 
 /// FNV-1a of a type name: distinct 64-bit tags per object type.
