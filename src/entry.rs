@@ -186,7 +186,11 @@ pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnc
 /// line, so that the untraced path keeps a small frame.
 #[cold]
 #[inline(never)]
-pub fn run_traced<R: Debug>(call: Call<'_>, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
+pub fn run_traced<R: Debug>(
+    call: Call<'_>,
+    body: impl FnOnce() -> R,
+    on_panic: impl FnOnce() -> R,
+) -> R {
     let ret = run(call.0, body, on_panic);
     trace_line(format_args!("{call} = {ret:?} (errno {})", errno_now()));
     ret

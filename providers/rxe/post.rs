@@ -267,6 +267,7 @@ pub unsafe extern "C" fn post_send(
 ///
 /// # Safety
 /// `wr` and `bad` come from the verbs caller; `bad` is non-NULL.
+#[inline(always)]
 unsafe fn post_recv_list(
     queue: &super::lock::SpinLock<super::queue::ProducerQueue>,
     max_sge: u32,

@@ -303,7 +303,10 @@ impl Batch<'_> {
     pub fn full(&mut self) -> bool {
         if self.free == 0 {
             let ring = &self.q.ring;
-            self.free = ring.distance(self.prod, self.q.consumer_index()).wrapping_sub(1) & ring.mask;
+            self.free = ring
+                .distance(self.prod, self.q.consumer_index())
+                .wrapping_sub(1)
+                & ring.mask;
         }
         self.free == 0
     }

@@ -377,3 +377,60 @@ fn concurrent_completion_ring() {
     }
     kernel.join().unwrap();
 }
+
+#[test]
+fn batch_publishes_once_when_dropped() {
+    let (m, k) = ring(4, 6);
+    let mut q = ProducerQueue::new(m, 64).unwrap();
+    {
+        let mut b = q.batch();
+        b.push_with(val(1)).unwrap();
+        b.push_with(val(2)).unwrap();
+        assert_eq!(k.prod().load(Ordering::Relaxed), 0, "nothing published yet");
+        b.push_with(val(3)).unwrap();
+        assert!(b.full());
+        assert_eq!(b.push_with(val(4)), Err(Errno::ENOMEM));
+        // The kernel frees a slot: the batch sees it on its next look.
+        assert_eq!(k.consume(), None, "unpublished slots are not the kernel's");
+    }
+    assert_eq!(k.prod().load(Ordering::Relaxed), 3);
+    assert_eq!(k.consume(), Some(1));
+    {
+        let mut b = q.batch();
+        assert!(!b.full(), "the consumed slot is free again");
+        b.push_with(val(4)).unwrap();
+        assert_eq!(b.push_with(val(5)), Err(Errno::ENOMEM));
+        // A failed fill takes no slot.
+        let bad = |_: &mut [u8]| Err(Errno::EINVAL);
+        assert_eq!(b.push_with(bad), Err(Errno::EINVAL));
+    }
+    let got: Vec<_> = std::iter::from_fn(|| k.consume()).collect();
+    assert_eq!(got, vec![2, 3, 4]);
+    // An empty batch stores nothing.
+    k.m.atomic_u32(queue_buf::PRODUCER_INDEX)
+        .unwrap()
+        .store(3, Ordering::Relaxed);
+    drop(q.batch());
+    assert_eq!(k.prod().load(Ordering::Relaxed), 3);
+}
+
+#[test]
+fn drain_reads_in_order_and_releases_once() {
+    let (m, mut k) = ring(8, 6);
+    let mut q = ConsumerQueue::new(m, 48).unwrap();
+    let words = q.index_words();
+    assert!(words.is_empty());
+    assert_eq!(q.drain(4, |_, _| panic!("empty")), 0);
+    for v in 10..16 {
+        assert!(k.produce(v));
+    }
+    assert!(!words.is_empty());
+    let mut got = vec![];
+    assert_eq!(q.drain(4, |i, s| got.push((i, first(s)))), 4);
+    assert_eq!(got, vec![(0, 10), (1, 11), (2, 12), (3, 13)]);
+    assert_eq!(k.cons().load(Ordering::Relaxed), 4);
+    got.clear();
+    assert_eq!(q.drain(16, |i, s| got.push((i, first(s)))), 2);
+    assert_eq!(got, vec![(0, 14), (1, 15)]);
+    assert!(words.is_empty() && q.empty());
+}

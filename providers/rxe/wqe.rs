@@ -396,13 +396,6 @@ pub struct SendLimits {
     pub max_inline: u32,
 }
 
-/// Total length of a gather list; `EINVAL` if it does not fit in 32 bits.
-fn sge_length(sges: &[Sge]) -> Result<u32> {
-    sges.iter()
-        .try_fold(0u32, |n, s| n.checked_add(s.length))
-        .ok_or(Errno::EINVAL)
-}
-
 /// The `wr` union, `ex`, opcode and `iova` of `op`.
 fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
     let rdma = |remote_addr, rkey| {
@@ -469,15 +462,18 @@ fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
 /// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
 /// beyond it, a request that does not fit the slot or mismatches UD.
 pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
+    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, tail) = match req.payload {
-        Payload::Sge(s) => (s.len(), sge_length(s)?, size_of_val(s)),
+        Payload::Sge(s) => {
+            let n = s.iter().try_fold(0u32, |n, s| n.checked_add(s.length));
+            (s.len(), n.ok_or(Errno::EINVAL)?, size_of_val(s))
+        }
         Payload::Inline(b) => {
             let n = b.iter().try_fold(0usize, |n, b| n.checked_add(b.len()));
             let n = n.ok_or(Errno::EINVAL)?;
             (b.len(), u32::try_from(n).map_err(|_| Errno::EINVAL)?, n)
         }
     };
-    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let inline = matches!(req.payload, Payload::Inline(_));
     if num_sge > lim.max_sge as usize
         || (inline && length > lim.max_inline)
@@ -530,10 +526,12 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
     // The header is written whole; past it only what the kernel reads (as
     // rdma-core, which leaves the rest of the slot as it was).
     wqe.put(slot);
-    let mut at = SEND_WQE_SIZE;
     match req.payload {
-        Payload::Sge(sges) => write_sges(&mut slot[at..], sges),
+        Payload::Sge(sges) => {
+            write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
+        }
         Payload::Inline(bufs) => {
+            let mut at = SEND_WQE_SIZE;
             for b in bufs {
                 slot[at..at + b.len()].copy_from_slice(b);
                 at += b.len();
@@ -594,8 +592,8 @@ pub fn set_send_sges(slot: &mut [u8], sges: &[Sge], max_sge: u32) -> Result<()> 
     if SEND_WQE_SIZE + size_of_val(sges) > slot.len() {
         return Err(Errno::EINVAL);
     }
-    set_dma(slot, sge_length(sges)?, sges.len() as u32);
-    write_sges(&mut slot[SEND_WQE_SIZE..], sges);
+    let length = write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
+    set_dma(slot, length, sges.len() as u32);
     Ok(())
 }
 
@@ -661,10 +659,16 @@ fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
     }
 }
 
-/// The gather list after a WQE header; `dst` has room (checked by callers).
-fn write_sges(dst: &mut [u8], sges: &[Sge]) {
-    let b = crate::uverbs::pod::slice_bytes(sges);
-    dst[..b.len()].copy_from_slice(b);
+/// Copies the gather list after a WQE header (one fixed-size copy per SGE,
+/// no memcpy call) and returns its total length; `EINVAL` if that overflows.
+/// `dst` has room (checked by callers).
+fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
+    let mut length = 0u32;
+    for (d, s) in dst.chunks_exact_mut(Sge::SIZE).zip(sges) {
+        d.copy_from_slice(s.as_bytes());
+        length = length.checked_add(s.length).ok_or(Errno::EINVAL)?;
+    }
+    Ok(length)
 }
 
 /// Encodes a receive work request into a receive queue or SRQ slot.
@@ -673,13 +677,13 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
     if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
         return Err(Errno::EINVAL);
     }
+    let length = write_sges(&mut slot[RECV_WQE_SIZE..], sges)?;
     let wqe = RecvWqe {
         wr_id,
-        dma: dma_info(sge_length(sges)?, sges.len()),
+        dma: dma_info(length, sges.len()),
         ..RecvWqe::default()
     };
     wqe.put(slot);
-    write_sges(&mut slot[RECV_WQE_SIZE..], sges);
     Ok(())
 }
 
