@@ -5,6 +5,10 @@
 # to $OUTDIR/raw.tsv, one line per measurement:
 #   LIB<TAB>ROUND<TAB>ROW<TAB>VALUE|n/a<TAB>UNIT<TAB>DESCRIPTION<TAB>NOTE
 # and facts about the guest to $OUTDIR/guest-info.
+# After the rounds, one callgrind pass per library (ROUND "callgrind"): ibv_bench's
+# data and control rows under valgrind --tool=callgrind, one batch at scale
+# BENCH_CG_SCALE (default 0.05); each row's user-space instructions per
+# operation go into raw.tsv as row ir:ROW, unit Ir/op.
 set -u
 OURDIR=${BENCH_OURS_LIBDIR:-$REPO/build/lib}
 BENCH=$OUTDIR/ibv_bench
@@ -15,6 +19,7 @@ LOG=$OUTDIR/logs
 SRV=10.0.0.1
 PORT=21000
 T=${BENCH_TIMEOUT:-300}
+CG_SCALE=${BENCH_CG_SCALE:-0.05}
 : > "$RAW"
 mkdir -p "$LOG"
 
@@ -23,6 +28,8 @@ mkdir -p "$LOG"
   echo "guest_cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
   echo "guest_cpus=$(nproc)"
   echo "guest_mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+  echo "cg_scale=$CG_SCALE"
+  echo "valgrind=$(valgrind --version 2>/dev/null || echo none)"
 } > "$OUTDIR/guest-info"
 
 libenv() {
@@ -74,6 +81,45 @@ perf() {
   fi
 }
 
+# callgrind LIB: ibv_bench's data and control rows under callgrind, collecting
+# only their timed batches (--collect-atstart=no; ibv_bench toggles collection
+# around each timed region and dumps once per row, the dump named after the row);
+# (Ir of a row's dump - its batches x the Ir of an empty timed region) / the
+# operations of its O line (O ROW OPS BATCHES) = instructions per operation.
+callgrind() {
+  local lib=$1 d=$OUTDIR/callgrind/$lib tag=$LOG/$lib.callgrind rc
+  rm -rf "$d"; mkdir -p "$d"
+  timeout -k 5 "${BENCH_CG_TIMEOUT:-900}" env $(libenv "$lib") valgrind --tool=callgrind \
+    --collect-atstart=no --callgrind-out-file="$d/cg.out" \
+    "$BENCH" -b 1 -s "$CG_SCALE" data control > "$tag.out" 2> "$tag.err"
+  rc=$?
+  echo "exit $rc" >> "$tag.err"
+  # dump files first (desc: Trigger: Client Request: ROW, totals: IR), then the R/O lines
+  awk -F'\t' -v lib="$lib" -v rc="$rc" -v out="$tag.out" -v info="$d/info" -v why="$(why "$tag.err" | sed 's/^==[0-9]*== *//')" '
+    BEGIN { OFS = "\t" }
+    FILENAME != out {
+      if (FNR == 1) name = ""
+      if (sub(/^desc: Trigger: Client Request: /, "")) name = $0
+      else if (name != "" && $0 ~ /^totals: [0-9]+/) { split($0, a, " "); ir[name] = a[2] }
+      next
+    }
+    $1 == "R" { order[++n] = $2; desc[$2] = $5; note[$2] = $6 }
+    $1 == "O" { ops[$2] = $3; nb[$2] = $4 }
+    END {
+      ovh = ("region_overhead" in ir) ? ir["region_overhead"] : 0
+      print "cg_region_overhead_" lib "=" ovh > info
+      for (i = 1; i <= n; i++) {
+        r = order[i]
+        if ((r in ops) && (r in ir) && ops[r] > 0)
+          print lib, "callgrind", "ir:" r, sprintf("%.1f", (ir[r] - nb[r] * ovh) / ops[r]), "Ir/op", desc[r], ""
+        else
+          print lib, "callgrind", "ir:" r, "n/a", "Ir/op", desc[r],
+            note[r] != "" ? note[r] : "error: no callgrind dump (exit " rc (why != "" ? ", " why : "") ")"
+      }
+    }' $(ls "$d"/cg.out* 2>/dev/null) "$tag.out" >> "$RAW"
+  cat "$d/info" >> "$OUTDIR/guest-info" 2>/dev/null
+}
+
 echo "bench: guest $(uname -r), $ROUNDS rounds, scale $SCALE"
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then order="debian ours"; else order="ours debian"; fi
@@ -88,4 +134,13 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "bench: round $r/$ROUNDS $lib done in $(( $(date +%s) - t0 )) s ($(grep -c "^$lib	$r	" "$RAW") rows, $(grep "^$lib	$r	" "$RAW" | grep -c '	n/a	') n/a)"
   done
 done
+if command -v valgrind > /dev/null; then
+  for lib in debian ours; do
+    t0=$(date +%s)
+    callgrind "$lib"
+    echo "bench: callgrind $lib done in $(( $(date +%s) - t0 )) s ($(grep -c "^$lib	callgrind	" "$RAW") rows, $(grep "^$lib	callgrind	" "$RAW" | grep -c '	n/a	') n/a)"
+  done
+else
+  echo "bench: valgrind not found: no instruction counts (scripts/install-deps.sh installs it)"
+fi
 exit 0

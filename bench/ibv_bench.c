@@ -18,6 +18,21 @@
  * batch) of the batch's time divided by its operations, from
  * clock_gettime(CLOCK_MONOTONIC) around each batch. A verb that fails makes
  * its row n/a and the program goes on with the next row.
+ *
+ * Rows timed in batches (data and control) also print, after their R line,
+ *
+ *   O <row> <ops> <batches>
+ *
+ * the number of operations of their timed batches (warm-up excluded) and of
+ * those batches. Under
+ * callgrind (valgrind --tool=callgrind --collect-atstart=no) exactly those
+ * timed regions are collected (CALLGRIND_TOGGLE_COLLECT just outside each
+ * clock_gettime pair; a few no-op instructions when not under valgrind), and
+ * each such row ends with a dump of its own (CALLGRIND_DUMP_STATS_AT(row)), so
+ * (dump Ir - batches * region overhead) / ops = user-space instructions per
+ * operation. The region overhead (two clock reads and the toggles) is measured
+ * first when under valgrind, as an empty timed region dumped as
+ * "region_overhead" (O line: 0 ops, 1 batch).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +45,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #define MAXB 64
 
@@ -51,6 +67,36 @@ struct env {
 	struct ibv_qp *a, *b;
 	int pair_err;		/* errno why the pair could not be set up */
 };
+
+/* callgrind collection of the timed regions: the batch being run is a timed
+ * one (not the warm-up), collection is on, operations of the row's timed
+ * batches so far */
+static int cg_timed, cg_on;
+static long long row_ops;
+static int row_batches;
+
+/* just before a timed region of n operations (before its first clock read) */
+static void cg_start(int n)
+{
+	if (!cg_timed)
+		return;
+	row_ops += n;
+	row_batches++;
+	if (!cg_on) {
+		cg_on = 1;
+		CALLGRIND_TOGGLE_COLLECT;
+	}
+}
+
+/* just after the timed region (after its last clock read); also after every
+ * batch, in case it left its region early */
+static void cg_stop(void)
+{
+	if (cg_on) {
+		CALLGRIND_TOGGLE_COLLECT;
+		cg_on = 0;
+	}
+}
 
 static double now_ns(void)
 {
@@ -241,7 +287,10 @@ typedef int (*row_fn)(struct env *e, double *out);
 	do {                                                            \
 		double v_[MAXB];                                        \
 		for (int b_ = 0; b_ <= batches; b_++) {                 \
+			cg_timed = b_ > 0;                              \
 			double r_ = (expr);                             \
+			cg_stop();                                      \
+			cg_timed = 0;                                   \
 			if (r_ < 0)                                     \
 				return (int)-r_;                        \
 			if (b_ > 0)                                     \
@@ -273,11 +322,13 @@ static double b_post_recv(struct env *e, int list)
 		wr[i] = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sge[i], .num_sge = 1,
 					      .next = i + 1 < list ? &wr[i + 1] : NULL };
 	}
+	cg_start(n);
 	t = now_ns();
 	for (int i = 0; i < n; i++)
 		if ((rc = ibv_post_recv(qp, wr, &bad)))
 			break;
 	t = now_ns() - t;
+	cg_stop();
 	ibv_destroy_qp(qp);
 	return rc ? -verr(rc) : t / n;
 }
@@ -289,12 +340,15 @@ static double b_poll_empty(struct env *e)
 {
 	struct ibv_wc wc;
 	int n = iters(100000), r = 0;
-	double t = now_ns();
+	double t;
 
+	cg_start(n);
+	t = now_ns();
 	for (int i = 0; i < n; i++)
 		if ((r = cq_poll(e->cq, 1, &wc)) != 0)
 			break;
 	t = now_ns() - t;
+	cg_stop();
 	if (r < 0)
 		return r;
 	return r ? -EPROTO : t / n;
@@ -354,11 +408,13 @@ static double b_poll_16(struct env *e)
 		k = PAIR_DEPTH / 16;
 	if ((rc = post_recvs(e->b, e, k * 16)) || (rc = send_msgs(e, k * 16, IBV_WR_SEND, 8)))
 		return -rc;
+	cg_start(k);
 	t = now_ns();
 	for (int i = 0; i < k; i++)
 		if ((n = cq_poll(e->b_rcq, 16, wc)) != 16)
 			return n < 0 ? n : -EAGAIN;
 	t = now_ns() - t;
+	cg_stop();
 	return t / k;
 }
 
@@ -391,6 +447,7 @@ static double b_post_send(struct env *e, int list, int inl)
 		wr[i].wr.rdma.remote_addr = (uintptr_t)e->buf + 65536 + 64 * i;
 		wr[i].wr.rdma.rkey = e->mr->rkey;
 	}
+	cg_start(n);
 	t = now_ns();
 	for (int i = 0; i < n; i++) {
 		if (i == n - 1)
@@ -399,6 +456,7 @@ static double b_post_send(struct env *e, int list, int inl)
 			break;
 	}
 	t = now_ns() - t;
+	cg_stop();
 	if (rc)
 		return -verr(rc);
 	if ((rc = wait_cq(e->a_scq, 1)))
@@ -443,6 +501,7 @@ static double b_roundtrip(struct env *e)
 	if (!primed && ((rc = post_recvs(e->a, e, 64)) || (rc = post_recvs(e->b, e, 64))))
 		return -rc;
 	primed = 1;
+	cg_start(n);
 	t = now_ns();
 	for (int i = 0; i < n; i++) {
 		int sig = i % 32 == 31;
@@ -456,6 +515,7 @@ static double b_roundtrip(struct env *e)
 			return -rc;
 	}
 	t = now_ns() - t;
+	cg_stop();
 	return t / n;
 }
 
@@ -471,7 +531,10 @@ static int row_roundtrip(struct env *e, double *out)
 static double b_open_close(struct env *e)
 {
 	int n = iters(100);
-	double t = now_ns();
+	double t;
+
+	cg_start(n);
+	t = now_ns();
 
 	for (int i = 0; i < n; i++) {
 		struct ibv_context *c = ibv_open_device(e->dev);
@@ -480,7 +543,9 @@ static double b_open_close(struct env *e)
 		if (ibv_close_device(c))
 			return -errno;
 	}
-	return (now_ns() - t) / n / 1e3;
+	t = now_ns() - t;
+	cg_stop();
+	return t / n / 1e3;
 }
 
 static int row_open_close(struct env *e, double *out) { BATCHES(b_open_close(e)); }
@@ -489,12 +554,17 @@ static double b_query_ex(struct env *e)
 {
 	struct ibv_device_attr_ex a;
 	int n = iters(2000), rc;
-	double t = now_ns();
+	double t;
+
+	cg_start(n);
+	t = now_ns();
 
 	for (int i = 0; i < n; i++)
 		if ((rc = verr(ibv_query_device_ex(e->ctx, NULL, &a))))
 			return -rc;
-	return (now_ns() - t) / n / 1e3;
+	t = now_ns() - t;
+	cg_stop();
+	return t / n / 1e3;
 }
 
 static int row_query_ex(struct env *e, double *out) { BATCHES(b_query_ex(e)); }
@@ -505,7 +575,10 @@ static char *big;
 static double b_reg(struct env *e, void *addr, size_t len, int base)
 {
 	int n = iters(base);
-	double t = now_ns();
+	double t;
+
+	cg_start(n);
+	t = now_ns();
 
 	for (int i = 0; i < n; i++) {
 		struct ibv_mr *mr = ibv_reg_mr(e->pd, addr, len, IBV_ACCESS_LOCAL_WRITE |
@@ -515,7 +588,9 @@ static double b_reg(struct env *e, void *addr, size_t len, int base)
 		if (ibv_dereg_mr(mr))
 			return -errno;
 	}
-	return (now_ns() - t) / n / 1e3;
+	t = now_ns() - t;
+	cg_stop();
+	return t / n / 1e3;
 }
 
 static int row_reg_4k(struct env *e, double *out) { BATCHES(b_reg(e, e->buf, 4096, 500)); }
@@ -536,7 +611,10 @@ static int row_reg_64m(struct env *e, double *out)
 static double b_qp_life(struct env *e)
 {
 	int n = iters(50), rc;
-	double t = now_ns();
+	double t;
+
+	cg_start(n);
+	t = now_ns();
 
 	for (int i = 0; i < n; i++) {
 		struct ibv_qp *qp = make_qp(e, e->cq, e->cq, 64, 64, 0);
@@ -549,7 +627,9 @@ static double b_qp_life(struct env *e)
 		if ((rc = verr(ibv_destroy_qp(qp))))
 			return -rc;
 	}
-	return (now_ns() - t) / n / 1e3;
+	t = now_ns() - t;
+	cg_stop();
+	return t / n / 1e3;
 }
 
 static int row_qp_life(struct env *e, double *out) { BATCHES(b_qp_life(e)); }
@@ -557,7 +637,10 @@ static int row_qp_life(struct env *e, double *out) { BATCHES(b_qp_life(e)); }
 static double b_cq_life(struct env *e)
 {
 	int n = iters(100), rc;
-	double t = now_ns();
+	double t;
+
+	cg_start(n);
+	t = now_ns();
 
 	for (int i = 0; i < n; i++) {
 		struct ibv_cq *cq = ibv_create_cq(e->ctx, 256, NULL, NULL, 0);
@@ -566,7 +649,9 @@ static double b_cq_life(struct env *e)
 		if ((rc = verr(ibv_destroy_cq(cq))))
 			return -rc;
 	}
-	return (now_ns() - t) / n / 1e3;
+	t = now_ns() - t;
+	cg_stop();
+	return t / n / 1e3;
 }
 
 static int row_cq_life(struct env *e, double *out) { BATCHES(b_cq_life(e)); }
@@ -814,15 +899,40 @@ int main(int argc, char **argv)
 		e.a = NULL;
 	printf("# ibv_bench: device %s, scale %g, %d batches + 1 warm-up per row\n",
 	       dev_name, scale, batches);
+	if (RUNNING_ON_VALGRIND) {
+		/* what an empty timed region costs (clock reads warmed up first) */
+		double t = now_ns();
+
+		CALLGRIND_ZERO_STATS;
+		cg_timed = 1;
+		cg_start(0);
+		t = now_ns();
+		t = now_ns() - t;
+		cg_stop();
+		cg_timed = 0;
+		CALLGRIND_DUMP_STATS_AT("region_overhead");
+		printf("O\tregion_overhead\t0\t1\n");
+		fflush(stdout);
+	}
 	for (int i = 0; i < NROWS; i++) {
 		double v = 0;
 
 		if (!selected(&rows[i], argc, argv))
 			continue;
+		row_ops = 0;
+		row_batches = 0;
+		CALLGRIND_ZERO_STATS;
 		err = rows[i].needs_pair && !e.a ? e.pair_err : rows[i].fn(&e, &v);
 		if (!err && !(v >= 0))
 			err = ERANGE;
 		report(&rows[i], err, v);
+		if (row_ops > 0) {
+			/* the row's own callgrind dump, named after it */
+			CALLGRIND_DUMP_STATS_AT(rows[i].name);
+			if (!err)
+				printf("O\t%s\t%lld\t%d\n", rows[i].name, row_ops, row_batches);
+			fflush(stdout);
+		}
 	}
 	return 0;
 }

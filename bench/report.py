@@ -90,6 +90,8 @@ def main():
     errs = collections.defaultdict(collections.Counter)
     meta = {}
     rounds = set()
+    ir = {}                                 # (lib, row) -> Ir/op, or "n/a (error)"
+    ir_meta = {}                            # row -> description
     with open(f"{run}/raw.tsv") as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
@@ -97,6 +99,12 @@ def main():
                 continue
             lib, rnd, row, val, unit, desc = p[:6]
             note = p[6] if len(p) > 6 else ""
+            if rnd == "callgrind":
+                # the callgrind pass after the rounds: row ir:ROW, unit Ir/op
+                row = row[3:] if row.startswith("ir:") else row
+                ir_meta[row] = desc
+                ir[(lib, row)] = float(val) if val != "n/a" else f"n/a ({note or 'error: unknown'})"
+                continue
             rounds.add(rnd)
             meta[row] = (unit, desc)
             if val == "n/a":
@@ -178,6 +186,35 @@ def main():
     w(f"Targets: {summary['met']} met, {summary['missed']} missed, {summary['n/a']} not "
       "measurable (a row is n/a when a verb failed on that library; the error is shown).")
     w("")
+    if ir_meta:
+        w("## Instructions per operation (callgrind, user space)")
+        w("")
+        w("Deterministic, unlike the times above: the user-space instructions (callgrind's "
+          "`Ir`) the program executed in the same timed regions, divided by their operations, "
+          "for the same unit of work as the timing rows (per call, per round trip, per "
+          "create+destroy...). User space only: the kernel's share (system calls, rxe's packet "
+          "processing) is not counted, so this is the library's own cost plus the benchmark "
+          "loop's few instructions, the same for both libraries. One callgrind pass per "
+          "library after the timing rounds, same boot; see below.")
+        w("")
+        w("| row | what | rdma-core 44 (Ir/op) | ours (Ir/op) | ours/rdma-core |")
+        w("| --- | --- | --- | --- | --- |")
+        ir_order = [r for r in ROWS if r in ir_meta] + sorted(r for r in ir_meta if r not in ROWS)
+
+        def ir_cell(lib, row):
+            v = ir.get((lib, row))
+            if v is None:
+                return None, "not run"
+            if isinstance(v, str):
+                return None, v
+            return v, fmt(v)
+
+        for row in ir_order:
+            vd, sd = ir_cell("debian", row)
+            vo, so = ir_cell("ours", row)
+            rs = f"{vo / vd:.2f}" if vd and vo is not None else "n/a"
+            w(f"| `{row}` | {ir_meta[row]} | {sd} | {so} | {rs} |")
+        w("")
     import os
     note = os.environ.get("BENCH_NOTE", "").strip()
     if note:
@@ -211,6 +248,23 @@ def main():
       "mark late and irregularly (the same run gave 37–56 MiB VmHWM for 48 MiB of rings).")
     w("- perftest: `ib_write_bw -s 64 -n 2000` (MsgRate) and `ib_send_lat -s 2 -n 2000` "
       "(t_typical), server and client both on the library under test, over rxe0.")
+    if ir_meta:
+        w("- Instructions per operation: after the timing rounds, `valgrind --tool=callgrind "
+          "--collect-atstart=no ibv_bench -b 1 -s SCALE data control` once per library "
+          f"(SCALE = `BENCH_CG_SCALE`, {guest.get('cg_scale', '?')} here). ibv_bench switches "
+          "collection on and off (`CALLGRIND_TOGGLE_COLLECT`) just outside the "
+          "`clock_gettime` pair of each timed batch (the warm-up batch is not collected) and "
+          "dumps once per row (`CALLGRIND_DUMP_STATS_AT`); a row's `Ir/op` is its dump's "
+          "`totals`, less the cost of an empty timed region (two clock reads and the toggles, "
+          "measured the same way first: "
+          f"{guest.get('cg_region_overhead_debian', '?')} Ir with rdma-core, "
+          f"{guest.get('cg_region_overhead_ours', '?')} with ours) per batch, divided by the "
+          "operations of its timed batches (ibv_bench prints them as `O ROW OPS BATCHES`). "
+          "Why: under TCG, times are noisy and distorted (emulation cost is not uniform across "
+          "instructions, and the host is shared), while instruction counts are exact and "
+          "repeatable. Callgrind sees user space only, so system calls and the kernel's rxe "
+          "work are excluded: what remains is the library's own cost per operation (plus the "
+          "benchmark's few loop instructions, the same for both).")
     w("")
     w("## Reproduce")
     w("")
@@ -218,7 +272,8 @@ def main():
     w("    make bench                # builds, boots the VM once, rewrites BENCHMARKS.md")
     w("")
     w("Settings: `BENCH_ROUNDS` (default 5), `BENCH_SCALE` (iterations factor, default 1), "
-      "`BENCH_PERF_N` (perftest iterations), `BENCH_OUT`, `BENCH_OURS_LIBDIR` (measure another "
+      "`BENCH_PERF_N` (perftest iterations), `BENCH_CG_SCALE` (iterations factor of the "
+      "callgrind pass, default 0.05), `BENCH_OUT`, `BENCH_OURS_LIBDIR` (measure another "
       "build of ours), `BENCH_NOTE` (a paragraph for the notes section); "
       "`python3 bench/report.py vm/out/bench BENCHMARKS.md` rewrites the report from the last "
       "raw results. Raw results and every process's "

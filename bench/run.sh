@@ -7,11 +7,13 @@
 # ibv_bench (bench/ibv_bench.c) is built once, against Debian's header and
 # -libverbs; in the VM bench/guest.sh runs it and perftest's ib_write_bw and
 # ib_send_lat round by round, alternating the libraries (Debian's, then ours
-# by LD_LIBRARY_PATH=build/lib; the order flips every round). bench/report.py
+# by LD_LIBRARY_PATH=build/lib; the order flips every round), then once more per
+# library under callgrind for instructions per operation. bench/report.py
 # turns the raw results (vm/out/bench/raw.tsv) into BENCHMARKS.md.
 #
 # Settings: BENCH_ROUNDS (default 5), BENCH_SCALE (iterations factor, default 1),
-# BENCH_PERF_N (perftest iterations, default 2000), BENCH_OUT (default
+# BENCH_PERF_N (perftest iterations, default 2000), BENCH_CG_SCALE (iterations
+# factor of the callgrind pass, default 0.05), BENCH_OUT (default
 # BENCHMARKS.md), BENCH_OURS_LIBDIR (the directory of the libibverbs.so.1 to
 # measure as ours, default build/lib; it must be under the repository, which
 # the VM sees), VM_TIMEOUT (whole boot, default 3600 s).
@@ -27,7 +29,7 @@ rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
 cc -std=gnu11 -O2 -g -Wall -o "$run/ibv_bench" "$REPO/bench/ibv_bench.c" -libverbs
 
 {
-  for v in BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT BENCH_OURS_LIBDIR; do
+  for v in BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT BENCH_OURS_LIBDIR BENCH_CG_SCALE BENCH_CG_TIMEOUT; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/bench/guest.sh'"

@@ -10,6 +10,7 @@ PKGS=(
   dwarves python3-pyelftools                                        # layout comparison
   qemu-system-x86 busybox-static iproute2 rdma-core kmod cpio       # the Soft-RoCE VM harness (vm/)
   ibverbs-providers procps xz-utils zstd                            #   (its kernel is fetched into vm/cache/ on first use)
+  valgrind                                                          # make bench: instructions per operation (callgrind)
 )
 
 missing=()
