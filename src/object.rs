@@ -80,9 +80,7 @@ pub fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
 /// Takes the object back from C (the destroy verbs): the pointer is invalid for
 /// C from now on; the memory goes when the last Arc does.
 pub fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
-    let obj = lookup::<T>(p)?;
-    with_map(|m| m.remove(&(p as usize)));
-    Ok(obj)
+    retire_if::<T>(p, |_| Ok(()))
 }
 
 /// Like [`retire`], but only when `can_go` agrees, checked under the registry
@@ -94,15 +92,17 @@ pub fn retire_if<T: CObject>(
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
+    let key = p as usize;
     with_map(|m| {
         let obj = m
-            .get(&(p as usize))
-            .cloned()
-            .and_then(|e| e.downcast::<T>().ok())
+            .get(&key)
+            .and_then(|e| e.downcast_ref::<T>())
             .ok_or(Errno::EINVAL)?;
-        can_go(&obj)?;
-        m.remove(&(p as usize));
-        Ok(obj)
+        can_go(obj)?;
+        // Checked above: present and a T.
+        m.remove(&key)
+            .and_then(|e| e.downcast::<T>().ok())
+            .ok_or(Errno::EINVAL)
     })
 }
 
