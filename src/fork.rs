@@ -6,6 +6,7 @@
 use crate::entry::{Errno, Result};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 /// The states ibv_is_fork_initialized reports (enum ibv_fork_status).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,14 +133,17 @@ impl Ranges {
 struct ForkState {
     /// Some once ibv_fork_init succeeded.
     ranges: Option<Ranges>,
-    /// A range was (un)registered before ibv_fork_init: too late to start now.
-    too_late: bool,
     huge_pages: bool,
 }
 
+/// Set (under the lock) once `ranges` is: lets every MR registration without
+/// ibv_fork_init skip the lock, as rdma-core's does.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+/// A range was (un)registered before ibv_fork_init: too late to start now.
+static TOO_LATE: AtomicBool = AtomicBool::new(false);
+
 static STATE: Mutex<ForkState> = Mutex::new(ForkState {
     ranges: None,
-    too_late: false,
     huge_pages: false,
 });
 
@@ -173,7 +177,7 @@ pub fn init() -> Result<()> {
     if st.ranges.is_some() {
         return Ok(());
     }
-    if st.too_late {
+    if TOO_LATE.load(SeqCst) {
         return Err(Errno::EINVAL);
     }
     // Probe that the kernel knows the advice on a page of our own.
@@ -184,6 +188,7 @@ pub fn init() -> Result<()> {
         .and_then(|()| sys_madvise(start, start + page, Advice::DoFork))
         .map_err(|_| Errno::ENOSYS)?;
     st.ranges = Some(Ranges::default());
+    ENABLED.store(true, SeqCst);
     Ok(())
 }
 
@@ -201,10 +206,17 @@ pub fn status(kernel_copies_on_fork: bool) -> ForkStatus {
 /// ibv_dontfork_range / ibv_dofork_range. Without ibv_fork_init they only note
 /// that it is now too late to call it, as rdma-core does.
 pub fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
+    // Marked before ENABLED is read again, and init reads TOO_LATE before
+    // setting ENABLED: a racing init either fails or this range is tracked.
+    if !ENABLED.load(SeqCst) {
+        TOO_LATE.store(true, SeqCst);
+        if !ENABLED.load(SeqCst) {
+            return Ok(());
+        }
+    }
     let mut st = state();
     let page = if st.huge_pages { 2 << 20 } else { page_size() };
     let Some(ranges) = st.ranges.as_mut() else {
-        st.too_late = true;
         return Ok(());
     };
     if size == 0 {

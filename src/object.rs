@@ -10,6 +10,7 @@
 use crate::entry::{Errno, Result};
 use std::any::Any;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, RwLock};
 
 /// A Rust object that owns a C struct at a stable address.
@@ -22,11 +23,38 @@ pub trait CObject: Any + Send + Sync {
 
 type Entry = Arc<dyn Any + Send + Sync>;
 
-static REGISTRY: RwLock<Option<HashMap<usize, Entry>>> = RwLock::new(None);
+/// Hashes the keys, our own objects' addresses: no untrusted keys, so a
+/// multiply-and-fold replaces SipHash, which costs more than the rest of a
+/// lookup. The fold moves the varying middle bits of an address into the low
+/// bits that pick the bucket.
+#[derive(Default)]
+struct AddrHasher(u64);
 
-fn with_map<R>(f: impl FnOnce(&mut HashMap<usize, Entry>) -> R) -> R {
+impl Hasher for AddrHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        let h = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map = HashMap<usize, Entry, BuildHasherDefault<AddrHasher>>;
+
+static REGISTRY: RwLock<Option<Map>> = RwLock::new(None);
+
+fn with_map<R>(f: impl FnOnce(&mut Map) -> R) -> R {
     let mut g = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
+    f(g.get_or_insert_with(Map::default))
 }
 
 /// Hands `obj` to C: from now on its C pointer is valid for [`lookup`].
@@ -52,9 +80,7 @@ pub fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
 /// Takes the object back from C (the destroy verbs): the pointer is invalid for
 /// C from now on; the memory goes when the last Arc does.
 pub fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
-    let obj = lookup::<T>(p)?;
-    with_map(|m| m.remove(&(p as usize)));
-    Ok(obj)
+    retire_if::<T>(p, |_| Ok(()))
 }
 
 /// Like [`retire`], but only when `can_go` agrees, checked under the registry
@@ -66,15 +92,17 @@ pub fn retire_if<T: CObject>(
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
+    let key = p as usize;
     with_map(|m| {
         let obj = m
-            .get(&(p as usize))
-            .cloned()
-            .and_then(|e| e.downcast::<T>().ok())
+            .get(&key)
+            .and_then(|e| e.downcast_ref::<T>())
             .ok_or(Errno::EINVAL)?;
-        can_go(&obj)?;
-        m.remove(&(p as usize));
-        Ok(obj)
+        can_go(obj)?;
+        // Checked above: present and a T.
+        m.remove(&key)
+            .and_then(|e| e.downcast::<T>().ok())
+            .ok_or(Errno::EINVAL)
     })
 }
 
@@ -101,7 +129,7 @@ pub fn live_count() -> usize {
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .as_ref()
-        .map_or(0, HashMap::len)
+        .map_or(0, Map::len)
 }
 
 #[cfg(test)]

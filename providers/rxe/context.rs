@@ -35,7 +35,7 @@ fn rxe_query_device(ctx: &Context, attr: &mut ibv_device_attr_ex, attr_size: usi
     let resp = generic::device::query_device_any(ctx, attr, attr_size)?;
     copy_c_str(
         &mut attr.orig_attr.fw_ver,
-        &fw_ver_triplet(resp.base.fw_ver),
+        fw_ver_triplet(resp.base.fw_ver).as_str(),
     );
     Ok(())
 }

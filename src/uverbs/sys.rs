@@ -49,14 +49,14 @@ pub fn write_cmd_resp(
 /// Invariant: every attribute that carries an address points into memory borrowed
 /// for `'a` (shared for inputs, exclusive for outputs) and valid for its `len`.
 pub struct AttrBuf<'a> {
-    hdr: IoctlHdr,
-    attrs: [IoctlAttr; MAX_ATTRS],
+    wire: Wire,
     len: usize,
     overflow: bool,
     _borrows: PhantomData<&'a mut [u8]>,
 }
 
-// The kernel reads the header and the attributes as one block.
+// The kernel reads the header and the attributes as one block, and writes
+// its output (handles, fds, flags) back into the attributes in place.
 #[repr(C)]
 struct Wire {
     hdr: IoctlHdr,
@@ -66,12 +66,14 @@ struct Wire {
 impl<'a> AttrBuf<'a> {
     pub fn new(object_id: u16, method_id: u16) -> Self {
         AttrBuf {
-            hdr: IoctlHdr {
-                object_id,
-                method_id,
-                ..IoctlHdr::default()
+            wire: Wire {
+                hdr: IoctlHdr {
+                    object_id,
+                    method_id,
+                    ..IoctlHdr::default()
+                },
+                attrs: [IoctlAttr::default(); MAX_ATTRS],
             },
-            attrs: [IoctlAttr::default(); MAX_ATTRS],
             len: 0,
             overflow: false,
             _borrows: PhantomData,
@@ -83,7 +85,7 @@ impl<'a> AttrBuf<'a> {
             self.overflow = true;
             return MAX_ATTRS - 1;
         }
-        self.attrs[self.len] = attr;
+        self.wire.attrs[self.len] = attr;
         self.len += 1;
         self.len - 1
     }
@@ -126,20 +128,20 @@ impl<'a> AttrBuf<'a> {
     }
 
     pub fn attrs(&self) -> &[IoctlAttr] {
-        &self.attrs[..self.len]
+        &self.wire.attrs[..self.len]
     }
 
     /// Changes flags only: the address and length that the invariant is about stay.
     pub fn set_flags(&mut self, idx: usize, flags: u16) {
         if idx < self.len {
-            self.attrs[idx].flags = flags;
+            self.wire.attrs[idx].flags = flags;
         }
     }
 
     /// Fills in the header fields and returns the bytes the kernel will read.
     pub fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
         self.finish(driver_id)?;
-        let mut v = self.hdr.as_bytes().to_vec();
+        let mut v = self.wire.hdr.as_bytes().to_vec();
         for a in self.attrs() {
             v.extend_from_slice(a.as_bytes());
         }
@@ -150,11 +152,12 @@ impl<'a> AttrBuf<'a> {
         if self.overflow {
             return Err(Errno::EINVAL);
         }
-        self.hdr.num_attrs = self.len as u16;
-        self.hdr.length = (size_of::<IoctlHdr>() + self.len * size_of::<IoctlAttr>()) as u16;
-        self.hdr.driver_id = driver_id;
-        self.hdr.reserved1 = 0;
-        self.hdr.reserved2 = 0;
+        let h = &mut self.wire.hdr;
+        h.num_attrs = self.len as u16;
+        h.length = (size_of::<IoctlHdr>() + self.len * size_of::<IoctlAttr>()) as u16;
+        h.driver_id = driver_id;
+        h.reserved1 = 0;
+        h.reserved2 = 0;
         Ok(())
     }
 
@@ -162,11 +165,7 @@ impl<'a> AttrBuf<'a> {
     /// copied back into the attributes.
     pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
         self.finish(driver_id)?;
-        let mut wire = Wire {
-            hdr: self.hdr,
-            attrs: self.attrs,
-        };
-        // SAFETY: `wire` is a valid header followed by `num_attrs` attributes; each
+        // SAFETY: `self.wire` is a valid header followed by `num_attrs` attributes; each
         // address in them is valid for its length and borrowed for `'a`, which
         // outlives this call (the struct invariant), so the kernel's reads and
         // writes through them hit live memory that nothing else is using.
@@ -174,13 +173,12 @@ impl<'a> AttrBuf<'a> {
             libc::ioctl(
                 fd.as_raw_fd(),
                 RDMA_VERBS_IOCTL as _,
-                &mut wire as *mut Wire,
+                &mut self.wire as *mut Wire,
             )
         };
         if r != 0 {
             return Err(Errno::last());
         }
-        self.attrs = wire.attrs;
         Ok(())
     }
 }

@@ -214,6 +214,15 @@ impl Uverbs {
             Ok(h) if !has_resp || core.len() >= 8 => h,
             _ => return (Err(Errno::EINVAL), C::Resp::zeroed()),
         };
+        if tail == Tail::Driver && self.ioctl_write() {
+            // The ioctl takes each part by its own pointer: no copies. What the
+            // kernel leaves of the responses reads as zero, as with write().
+            let mut resp = C::Resp::zeroed();
+            tail_out.fill(0);
+            let r = self.invoke_write(C::CMD, [core, tail_in], [resp.as_bytes_mut(), tail_out]);
+            self.trace_write(C::NAME, C::CMD, &r);
+            return (r, resp);
+        }
         let hlen = size_of::<CmdHdr>();
         let (r, resp) = with_buf(hlen + core.len() + tail_in.len(), |buf| {
             buf[..hlen].copy_from_slice(hdr.as_bytes());
@@ -221,7 +230,8 @@ impl Uverbs {
             buf[hlen + core.len()..].copy_from_slice(tail_in);
             with_buf(core_out + tail_out.len(), |resp| {
                 let r = if self.ioctl_write() {
-                    self.invoke_write(C::CMD, &buf[hlen..], core.len(), resp, core_out, tail)
+                    // Work requests and completions are part of the core buffers.
+                    self.invoke_write(C::CMD, [&buf[hlen..], &[]], [resp, &mut []])
                 } else if has_resp {
                     // The legacy `response` field is the first u64 of the core request.
                     sys::write_cmd_resp(self.fd(), buf, hlen, resp)
@@ -257,6 +267,13 @@ impl Uverbs {
         let core = req.as_bytes();
         let core_out = size_of::<C::Resp>();
         let (hdr, ex) = ex_hdrs(C::CMD, core.len(), drv_in.len(), core_out, drv_out.len())?;
+        if self.ioctl_write() {
+            let mut resp = C::Resp::zeroed();
+            drv_out.fill(0);
+            let cmd = C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED;
+            self.invoke_write(cmd, [core, drv_in], [resp.as_bytes_mut(), drv_out])?;
+            return Ok(resp);
+        }
         let hlen = size_of::<CmdHdr>() + size_of::<ExCmdHdr>();
         with_buf(hlen + core.len() + drv_in.len(), |buf| {
             buf[..size_of::<CmdHdr>()].copy_from_slice(hdr.as_bytes());
@@ -264,13 +281,8 @@ impl Uverbs {
             buf[hlen..hlen + core.len()].copy_from_slice(core);
             buf[hlen + core.len()..].copy_from_slice(drv_in);
             with_buf(core_out + drv_out.len(), |resp| {
-                if self.ioctl_write() {
-                    let cmd = C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED;
-                    self.invoke_write(cmd, &buf[hlen..], core.len(), resp, core_out, Tail::Driver)?;
-                } else {
-                    // `ExCmdHdr::response` sits right after `CmdHdr`.
-                    sys::write_cmd_resp(self.fd(), buf, size_of::<CmdHdr>(), resp)?;
-                }
+                // `ExCmdHdr::response` sits right after `CmdHdr`.
+                sys::write_cmd_resp(self.fd(), buf, size_of::<CmdHdr>(), resp)?;
                 drv_out.copy_from_slice(&resp[core_out..]);
                 Ok(C::Resp::from_prefix(&resp[..core_out]))
             })
@@ -279,22 +291,10 @@ impl Uverbs {
 
     /// A write command carried by `UVERBS_METHOD_INVOKE_WRITE`: the kernel takes
     /// the response buffers from the attributes and ignores `response` fields.
-    /// `req` and `resp` are the core parts followed by the tails.
-    fn invoke_write(
-        &self,
-        cmd: u32,
-        req: &[u8],
-        core_in: usize,
-        resp: &mut [u8],
-        core_out: usize,
-        tail: Tail,
-    ) -> Result<()> {
-        let (core_in, core_out) = match tail {
-            Tail::Driver => (core_in, core_out),
-            Tail::Core => (req.len(), resp.len()),
-        };
-        let (req_core, req_drv) = req.split_at(core_in);
-        let (resp_core, resp_drv) = resp.split_at_mut(core_out);
+    /// `req` and `resp` are each the core part and the driver's part.
+    fn invoke_write(&self, cmd: u32, req: [&[u8]; 2], resp: [&mut [u8]; 2]) -> Result<()> {
+        let [req_core, req_drv] = req;
+        let [resp_core, resp_drv] = resp;
         let mut c = IoctlCmd::new(
             "INVOKE_WRITE",
             UVERBS_OBJECT_DEVICE,

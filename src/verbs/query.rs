@@ -46,17 +46,34 @@ pub unsafe fn query_device_ex_into(
     }
     // SAFETY: the caller gives attr_size writable bytes at out.
     unsafe { std::ptr::write_bytes(out.cast::<u8>(), 0, attr_size) };
-    let mut full = generic::device::zeroed_attr_ex();
-    match ctx.ops.query_device_ex(ctx, &mut full, attr_size) {
-        Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => {
-            full = generic::device::zeroed_attr_ex();
-            ctx.ops.query_device(ctx, &mut full.orig_attr)?;
-        }
-        r => r?,
+    if attr_size >= size_of::<ibv_device_attr_ex>() {
+        // SAFETY: the whole struct is there, zeroed (a valid value), and the
+        // caller lends it for this call.
+        let attr = unsafe { &mut *out };
+        return query_device_ex_full(ctx, attr, attr_size);
     }
+    // An older caller's smaller struct: fill a whole one, copy its part.
+    let mut full = generic::device::zeroed_attr_ex();
+    let r = query_device_ex_full(ctx, &mut full, attr_size);
     // SAFETY: the caller gives attr_size writable bytes at out.
     unsafe { write_prefix(&full, out, attr_size) };
-    Ok(())
+    r
+}
+
+/// The provider's extended query into a zeroed `attr`, else its base one.
+/// On failure `attr` is all zero again.
+fn query_device_ex_full(ctx: &Context, attr: &mut ibv_device_attr_ex, size: usize) -> Result<()> {
+    let r = match ctx.ops.query_device_ex(ctx, attr, size) {
+        Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => {
+            *attr = generic::device::zeroed_attr_ex();
+            ctx.ops.query_device(ctx, &mut attr.orig_attr)
+        }
+        r => r,
+    };
+    if r.is_err() {
+        *attr = generic::device::zeroed_attr_ex();
+    }
+    r
 }
 
 /// The same as the inline in verbs.h, exported for FFI users that cannot use

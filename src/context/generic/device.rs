@@ -202,14 +202,57 @@ fn num_ports(ctx: &Context) -> u32 {
 }
 
 /// rxe and others print the kernel's 64-bit firmware version as
-/// "major.minor.sub_minor" from its three low 16-bit groups.
-pub fn fw_ver_triplet(raw: u64) -> String {
-    format!(
-        "{}.{}.{}",
-        (raw >> 32) & 0xffff,
-        (raw >> 16) & 0xffff,
-        raw & 0xffff
-    )
+/// "major.minor.sub_minor" from its three low 16-bit groups. Formatted by
+/// hand on the stack: a query is a hot control verb.
+pub fn fw_ver_triplet(raw: u64) -> FwVer {
+    let mut v = FwVer {
+        buf: [0; FwVer::MAX],
+        len: 0,
+    };
+    for (i, shift) in [32, 16, 0].into_iter().enumerate() {
+        if i > 0 {
+            v.push(b'.');
+        }
+        v.push_num(((raw >> shift) & 0xffff) as u16);
+    }
+    v
+}
+
+/// A formatted firmware version ("65535.65535.65535" at most).
+pub struct FwVer {
+    buf: [u8; FwVer::MAX],
+    len: usize,
+}
+
+impl FwVer {
+    const MAX: usize = 17;
+
+    fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    fn push_num(&mut self, n: u16) {
+        let mut digits = [0u8; 5];
+        let mut i = digits.len();
+        let mut n = n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i..] {
+            self.push(d);
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ASCII digits and dots were pushed.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
 }
 
 /// An all-zero `ibv_device_attr_ex`.
@@ -224,8 +267,13 @@ mod tests {
 
     #[test]
     fn fw_ver_format() {
-        assert_eq!(fw_ver_triplet(0), "0.0.0");
-        assert_eq!(fw_ver_triplet(0x0001_0002_0003), "1.2.3");
-        assert_eq!(fw_ver_triplet(0xffff_0001_0000_0000), "1.0.0");
+        assert_eq!(fw_ver_triplet(0).as_str(), "0.0.0");
+        assert_eq!(fw_ver_triplet(0x0001_0002_0003).as_str(), "1.2.3");
+        assert_eq!(fw_ver_triplet(0xffff_0001_0000_0000).as_str(), "1.0.0");
+        assert_eq!(
+            fw_ver_triplet(0xffff_ffff_ffff).as_str(),
+            "65535.65535.65535"
+        );
+        assert_eq!(fw_ver_triplet(0x000a_0064_03e8).as_str(), "10.100.1000");
     }
 }
