@@ -183,11 +183,16 @@ wire! {
 
 impl WrUnion {
     /// The union holding variant `v` (`Rdma`, `Atomic`, `Ud` or `Mw`).
-    pub fn of<T: Wire>(v: &T) -> WrUnion {
-        const { assert!(T::SIZE <= WrUnion::SIZE) };
-        let mut b = [0u8; WrUnion::SIZE];
-        v.put(&mut b);
-        WrUnion::get(&b)
+    pub fn of<T: Pod>(v: &T) -> WrUnion {
+        let mut u = WrUnion::default();
+        u.set(v);
+        u
+    }
+
+    /// Stores variant `v` at the start of the union (the rest unchanged).
+    pub fn set<T: Pod>(&mut self, v: &T) {
+        const { assert!(size_of::<T>() <= WrUnion::SIZE) };
+        self.as_bytes_mut()[..size_of::<T>()].copy_from_slice(v.as_bytes());
     }
 
     /// The union read as variant `T`.
@@ -396,32 +401,22 @@ pub struct SendLimits {
     pub max_inline: u32,
 }
 
-/// The `wr` union, `ex`, opcode and `iova` of `op`.
-fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
-    let rdma = |remote_addr, rkey| {
-        let u = WrUnion::of(&Rdma {
+/// Writes the `wr` union of `op` into `u` (zeroed) and returns its opcode,
+/// `ex` and `iova`.
+fn encode_op(op: &SendOp, u: &mut WrUnion) -> (u32, u32, u64) {
+    let mut rdma = |remote_addr, rkey| {
+        u.set(&Rdma {
             remote_addr,
             rkey,
             reserved: 0,
         });
-        (u, remote_addr)
+        remote_addr
     };
-    let atomic = |remote_addr, rkey, compare_add, swap| {
-        let a = Atomic {
-            remote_addr,
-            compare_add,
-            swap,
-            rkey,
-            reserved: 0,
-        };
-        (WrUnion::of(&a), remote_addr)
-    };
-    let none = (WrUnion::default(), 0);
     use opcode::*;
-    let (code, ex, (wr, iova)) = match *op {
-        SendOp::Send => (SEND, 0, none),
-        SendOp::SendWithImm { imm_data } => (SEND_WITH_IMM, imm_data, none),
-        SendOp::SendWithInv { invalidate_rkey } => (SEND_WITH_INV, invalidate_rkey, none),
+    match *op {
+        SendOp::Send => (SEND, 0, 0),
+        SendOp::SendWithImm { imm_data } => (SEND_WITH_IMM, imm_data, 0),
+        SendOp::SendWithInv { invalidate_rkey } => (SEND_WITH_INV, invalidate_rkey, 0),
         SendOp::RdmaWrite { remote_addr, rkey } => (RDMA_WRITE, 0, rdma(remote_addr, rkey)),
         SendOp::RdmaWriteWithImm {
             remote_addr,
@@ -434,26 +429,63 @@ fn encode_op(op: &SendOp) -> (u32, u32, WrUnion, u64) {
             rkey,
             compare,
             swap,
-        } => (
-            ATOMIC_CMP_AND_SWP,
-            0,
-            atomic(remote_addr, rkey, compare, swap),
-        ),
+        } => {
+            u.set(&Atomic {
+                remote_addr,
+                compare_add: compare,
+                swap,
+                rkey,
+                reserved: 0,
+            });
+            (ATOMIC_CMP_AND_SWP, 0, remote_addr)
+        }
         SendOp::AtomicFetchAdd {
             remote_addr,
             rkey,
             add,
-        } => (ATOMIC_FETCH_AND_ADD, 0, atomic(remote_addr, rkey, add, 0)),
-        SendOp::LocalInv { invalidate_rkey } => (LOCAL_INV, invalidate_rkey, none),
-        SendOp::BindMw(mw) => (BIND_MW, 0, (WrUnion::of(&mw), 0)),
+        } => {
+            u.set(&Atomic {
+                remote_addr,
+                compare_add: add,
+                swap: 0,
+                rkey,
+                reserved: 0,
+            });
+            (ATOMIC_FETCH_AND_ADD, 0, remote_addr)
+        }
+        SendOp::LocalInv { invalidate_rkey } => (LOCAL_INV, invalidate_rkey, 0),
+        SendOp::BindMw(mw) => {
+            u.set(&mw);
+            (BIND_MW, 0, 0)
+        }
         SendOp::Other {
             opcode,
             ex,
             remote_addr,
             rkey,
         } => (opcode, ex, rdma(remote_addr, rkey)),
-    };
-    (code, ex, wr, iova)
+    }
+}
+
+/// Writes a WQE header for `op` in place (zeroed first, no copy of the
+/// 208-byte struct); `EINVAL` if the slot cannot hold one.
+fn put_header<'a>(
+    slot: &'a mut [u8],
+    wr_id: u64,
+    op: &SendOp,
+    send_flags: u32,
+    ssn: u32,
+) -> Result<&'a mut SendWqe> {
+    let w = SendWqe::from_bytes_mut(slot).ok_or(Errno::EINVAL)?;
+    *w = SendWqe::default();
+    let (opcode, ex, iova) = encode_op(op, &mut w.wr.wr);
+    w.wr.wr_id = wr_id;
+    w.wr.opcode = opcode;
+    w.wr.send_flags = send_flags;
+    w.wr.ex = ex;
+    w.iova = iova;
+    w.ssn = ssn;
+    Ok(w)
 }
 
 /// Encodes `req` into a send queue slot (`ProducerQueue::producer_slot`):
@@ -482,7 +514,6 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
     {
         return Err(Errno::EINVAL);
     }
-    let (code, ex, mut wr, iova) = encode_op(&req.op);
     match req.op {
         SendOp::AtomicCmpSwp { remote_addr, .. } | SendOp::AtomicFetchAdd { remote_addr, .. }
             if length < 8 || remote_addr & 7 != 0 =>
@@ -492,40 +523,26 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
         SendOp::BindMw(_) if num_sge != 0 || length != 0 => return Err(Errno::EINVAL),
         _ => {}
     }
-    if let Some(ud) = req.ud {
-        if !matches!(req.op, SendOp::Send | SendOp::SendWithImm { .. }) {
-            return Err(Errno::EINVAL);
+    let ud = match req.ud {
+        Some(ud) => {
+            if !matches!(req.op, SendOp::Send | SendOp::SendWithImm { .. }) {
+                return Err(Errno::EINVAL);
+            }
+            let av = match (ud.ah_num, ud.av) {
+                (0, None) => return Err(Errno::EINVAL),
+                (0, Some(av)) => *av,
+                _ => Av::default(),
+            };
+            Some(Ud {
+                remote_qpn: ud.remote_qpn,
+                remote_qkey: ud.remote_qkey,
+                ah_num: ud.ah_num,
+                av,
+                ..Ud::default()
+            })
         }
-        let av = match (ud.ah_num, ud.av) {
-            (0, None) => return Err(Errno::EINVAL),
-            (0, Some(av)) => *av,
-            _ => Av::default(),
-        };
-        wr = WrUnion::of(&Ud {
-            remote_qpn: ud.remote_qpn,
-            remote_qkey: ud.remote_qkey,
-            ah_num: ud.ah_num,
-            av,
-            ..Ud::default()
-        });
-    }
-    let wqe = SendWqe {
-        wr: SendWr {
-            wr_id: req.wr_id,
-            opcode: code,
-            send_flags: req.send_flags | if inline { SEND_INLINE } else { 0 },
-            ex,
-            wr,
-            ..SendWr::default()
-        },
-        iova,
-        ssn: req.ssn,
-        dma: dma_info(length, num_sge),
-        ..SendWqe::default()
+        None => None,
     };
-    // The header is written whole; past it only what the kernel reads (as
-    // rdma-core, which leaves the rest of the slot as it was).
-    wqe.put(slot);
     match req.payload {
         Payload::Sge(sges) => {
             write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
@@ -538,6 +555,14 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
             }
         }
     }
+    // Only the header and the payload are written (as rdma-core, which
+    // leaves the rest of the slot as it was).
+    let flags = req.send_flags | if inline { SEND_INLINE } else { 0 };
+    let w = put_header(slot, req.wr_id, &req.op, flags, req.ssn)?;
+    if let Some(ud) = &ud {
+        w.wr.wr.set(ud);
+    }
+    w.dma = dma_info(length, num_sge);
     Ok(())
 }
 
@@ -553,25 +578,7 @@ pub fn write_send_header(
     send_flags: u32,
     ssn: u32,
 ) -> Result<()> {
-    if slot.len() < SEND_WQE_SIZE {
-        return Err(Errno::EINVAL);
-    }
-    let (code, ex, wr, iova) = encode_op(op);
-    let wqe = SendWqe {
-        wr: SendWr {
-            wr_id,
-            opcode: code,
-            send_flags,
-            ex,
-            wr,
-            ..SendWr::default()
-        },
-        iova,
-        ssn,
-        ..SendWqe::default()
-    };
-    wqe.put(slot);
-    Ok(())
+    put_header(slot, wr_id, op, send_flags, ssn).map(|_| ())
 }
 
 const DMA_OFF: usize = offset_of!(SendWqe, dma);
@@ -664,7 +671,7 @@ fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
 /// `dst` has room (checked by callers).
 fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
     let mut length = 0u32;
-    for (d, s) in dst.chunks_exact_mut(Sge::SIZE).zip(sges) {
+    for (d, s) in dst.as_chunks_mut::<{ Sge::SIZE }>().0.iter_mut().zip(sges) {
         d.copy_from_slice(s.as_bytes());
         length = length.checked_add(s.length).ok_or(Errno::EINVAL)?;
     }

@@ -497,3 +497,26 @@ fn post_and_poll_through_rings() {
         &[1, 0, 0, 0]
     );
 }
+
+/// Not a test: a loop for counting instructions with callgrind
+/// (`valgrind --tool=callgrind <test binary> --ignored encode_loop`).
+#[test]
+#[ignore]
+fn encode_loop() {
+    let mut slot = vec![0u8; SLOT];
+    let r = SendReq {
+        payload: Payload::Sge(&SGES[..1]),
+        ..req(SendOp::RdmaWrite {
+            remote_addr: 0x1000,
+            rkey: 5,
+        })
+    };
+    for _ in 0..1000 {
+        write_send_wqe(
+            std::hint::black_box(&mut slot),
+            std::hint::black_box(&r),
+            &LIM,
+        )
+        .unwrap();
+    }
+}

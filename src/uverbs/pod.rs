@@ -24,6 +24,18 @@ pub unsafe trait Pod: Copy + 'static {
         unsafe { std::slice::from_raw_parts_mut((self as *mut Self).cast(), size_of::<Self>()) }
     }
 
+    /// The start of `b` as a value in place; `None` if `b` is too short or
+    /// not aligned for `Self`.
+    fn from_bytes_mut(b: &mut [u8]) -> Option<&mut Self> {
+        let p = b.as_mut_ptr();
+        if b.len() < size_of::<Self>() || !p.cast::<Self>().is_aligned() {
+            return None;
+        }
+        // SAFETY: in bounds and aligned (checked), exclusively borrowed for
+        // the result's lifetime; any bytes are a valid `Pod` value.
+        Some(unsafe { &mut *p.cast::<Self>() })
+    }
+
     /// Reads a value from the start of `b`; missing trailing bytes read as zero,
     /// as when an older kernel returns a shorter response.
     fn from_prefix(b: &[u8]) -> Self {
