@@ -42,6 +42,9 @@ pub struct RxeCq {
 /// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
 pub struct CqInner {
     pub queue: ConsumerQueue,
+    /// The ring the CQ was created with, once a resize replaced it: still
+    /// mapped for `CqState::first` until the CQ goes.
+    first_map: Option<Mmap>,
     /// The completion `ibv_start_poll`/`ibv_next_poll` stand on.
     pub cur: u32,
 }
@@ -55,9 +58,9 @@ pub struct CqState {
     /// Created with ibv_create_cq_ex.
     #[allow(dead_code)]
     pub ex: bool,
-    /// The index words of the ring the CQ was created with (kept mapped
-    /// until destroy), for polls that find it empty without the lock; unused
-    /// once `resized`.
+    /// The index words of the ring the CQ was created with (mapped as long
+    /// as this state lives: the queue's or `first_map`), for polls that find
+    /// it empty without the lock; unused once `resized`.
     first: IndexWords,
     resized: AtomicBool,
 }
@@ -66,7 +69,8 @@ impl CqState {
     /// True if the CQ had no completion at some instant during the call,
     /// found without the lock; false means "take the lock and look".
     pub fn seen_empty(&self) -> bool {
-        !self.resized.load(Ordering::Acquire) && self.first.is_empty()
+        // SAFETY: the first ring stays mapped while `self` lives (see `first`).
+        !self.resized.load(Ordering::Acquire) && unsafe { self.first.is_empty() }
     }
 }
 
@@ -154,7 +158,11 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
         handle: made.cq_handle,
         first: queue.index_words(),
         resized: AtomicBool::new(false),
-        lock: SpinLock::new(CqInner { queue, cur: 0 }),
+        lock: SpinLock::new(CqInner {
+            queue,
+            first_map: None,
+            cur: 0,
+        }),
         channel: a.channel,
         ex: a.ex.is_some(),
     };
@@ -174,7 +182,11 @@ pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
     cq.c_update(|c| c.cqe = n as c_int);
     // The kernel has moved the pending completions into the new ring.
     let map = Mmap::map(uv.fd(), &resp.mi)?;
-    g.queue.remap(map, CQE_SIZE)
+    let old = g.queue.remap(map, CQE_SIZE)?;
+    // Keep the first ring mapped (lock-free readers may still look at it);
+    // later ones go now.
+    g.first_map.get_or_insert(old);
+    Ok(())
 }
 
 pub fn destroy(cq: &Cq) -> Result<EventCounts> {

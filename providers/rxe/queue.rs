@@ -20,7 +20,6 @@
 #![allow(unsafe_code)]
 
 use std::ptr::NonNull;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::mmap::Mmap;
@@ -33,61 +32,57 @@ use crate::uverbs::rxe::queue_buf;
 /// data path then reaches them without further checks.
 #[derive(Debug)]
 struct Ring {
-    /// Also keeps the mapping alive.
+    /// Owned: the pointers below lead into it (its memory does not move
+    /// when the value does).
+    map: Mmap,
     words: IndexWords,
     data: NonNull<u8>,
     log2_elem_size: u32,
     mask: u32,
 }
 
-// SAFETY: the pointers lead into the mapping `words` keeps alive, which is
+// SAFETY: the pointers lead into `map`, which the Ring owns and which is
 // itself Send + Sync; every access through them is atomic or follows the
 // ring protocol (see the module doc).
 unsafe impl Send for Ring {}
 // SAFETY: as above.
 unsafe impl Sync for Ring {}
 
-/// The producer and consumer index words of a mapped ring, kept alive with
-/// the mapping: a CQ checks them without its lock (see `ConsumerQueue`).
-#[derive(Debug, Clone)]
+/// Where the producer and consumer index words of a mapped ring are. It
+/// does not keep the mapping alive: a CQ keeps its first ring mapped while
+/// it checks these without its lock (see `ConsumerQueue::remap`).
+#[derive(Debug, Clone, Copy)]
 pub struct IndexWords {
-    _map: Arc<Mmap>,
     prod: NonNull<AtomicU32>,
     cons: NonNull<AtomicU32>,
 }
 
-// SAFETY: pointers to atomics inside a mapping this value keeps alive.
+// SAFETY: pointers to atomics; reading them is `unsafe` (see `is_empty`).
 unsafe impl Send for IndexWords {}
 // SAFETY: as above.
 unsafe impl Sync for IndexWords {}
 
 impl IndexWords {
-    fn new(map: &Arc<Mmap>) -> Result<IndexWords> {
+    fn new(map: &Mmap) -> Result<IndexWords> {
         let word = |off| map.atomic_u32(off).map(NonNull::from).ok_or(Errno::EINVAL);
         Ok(IndexWords {
             prod: word(queue_buf::PRODUCER_INDEX)?,
             cons: word(queue_buf::CONSUMER_INDEX)?,
-            _map: map.clone(),
         })
-    }
-
-    pub fn producer(&self) -> &AtomicU32 {
-        // SAFETY: checked in bounds and aligned by `Mmap::atomic_u32`; the
-        // mapping lives as long as `self._map`.
-        unsafe { self.prod.as_ref() }
-    }
-
-    pub fn consumer(&self) -> &AtomicU32 {
-        // SAFETY: as in `producer`.
-        unsafe { self.cons.as_ref() }
     }
 
     /// Whether the ring held nothing at one instant between the call and
     /// its return: both sides store their indices masked, and the consumer
     /// index only moves towards the producer's. Needs no lock.
-    pub fn is_empty(&self) -> bool {
-        let cons = self.consumer().load(Ordering::Relaxed);
-        self.producer().load(Ordering::Acquire) == cons
+    ///
+    /// # Safety
+    /// The mapping these words were taken from is still mapped.
+    pub unsafe fn is_empty(&self) -> bool {
+        // SAFETY: in bounds and aligned (`Mmap::atomic_u32`), still mapped
+        // per the contract; accessed atomically only.
+        let (prod, cons) = unsafe { (self.prod.as_ref(), self.cons.as_ref()) };
+        let c = cons.load(Ordering::Relaxed);
+        prod.load(Ordering::Acquire) == c
     }
 }
 
@@ -115,9 +110,9 @@ impl Ring {
             .bytes_mut(queue_buf::DATA, bytes as usize)
             .map(|b| NonNull::from(b).cast::<u8>())
             .ok_or(Errno::EINVAL)?;
-        let map = Arc::new(map);
         Ok(Ring {
             words: IndexWords::new(&map)?,
+            map,
             data,
             log2_elem_size,
             mask,
@@ -125,11 +120,14 @@ impl Ring {
     }
 
     fn producer(&self) -> &AtomicU32 {
-        self.words.producer()
+        // SAFETY: in bounds and aligned (`Mmap::atomic_u32`) of `self.map`,
+        // which lives as long as `self`.
+        unsafe { self.words.prod.as_ref() }
     }
 
     fn consumer(&self) -> &AtomicU32 {
-        self.words.consumer()
+        // SAFETY: as in `producer`.
+        unsafe { self.words.cons.as_ref() }
     }
 
     fn elem_size(&self) -> usize {
@@ -354,11 +352,13 @@ impl ConsumerQueue {
     }
 
     /// Switches to the mapping returned by a CQ resize. The kernel has copied
-    /// the pending completions into it and set its indices; the old mapping is
-    /// unmapped. On error the caller must stop using this queue.
-    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<()> {
-        self.ring = Ring::new(map, min_elem_size)?;
-        Ok(())
+    /// the pending completions into it and set its indices. Returns the old
+    /// mapping (the caller unmaps it by dropping it, or keeps it mapped for
+    /// readers of its `index_words`). On error the caller must stop using
+    /// this queue.
+    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<Mmap> {
+        let old = std::mem::replace(&mut self.ring, Ring::new(map, min_elem_size)?);
+        Ok(old.map)
     }
 
     pub fn elem_size(&self) -> usize {
@@ -423,9 +423,10 @@ impl ConsumerQueue {
         n
     }
 
-    /// The ring's index words, for a lock-free emptiness check.
+    /// The ring's index words, for a lock-free emptiness check; valid while
+    /// this mapping is (see `remap`).
     pub fn index_words(&self) -> IndexWords {
-        self.ring.words.clone()
+        self.ring.words
     }
 
     /// Releases the oldest completion to the kernel; `ENOENT` if empty.
