@@ -215,6 +215,7 @@ impl ProducerQueue {
         self.len() == 0
     }
 
+    #[cfg(test)]
     pub fn full(&self) -> bool {
         let prod = self.producer_index();
         self.consumer_index() == self.ring.next(prod)
@@ -222,6 +223,7 @@ impl ProducerQueue {
 
     /// The slot at the producer index. It is never one the kernel reads, even
     /// when the ring is full (then it is the gap before the consumer).
+    #[cfg(test)]
     pub fn producer_slot(&mut self) -> &mut [u8] {
         let prod = self.producer_index();
         self.ring.slot_mut(prod)
@@ -229,6 +231,7 @@ impl ProducerQueue {
 
     /// Publishes the producer slot: `ENOMEM` (what rdma-core's rxe returns)
     /// if the ring is full.
+    #[cfg(test)]
     pub fn advance_producer(&mut self) -> Result<()> {
         let mut b = self.batch();
         b.take()?;
@@ -394,6 +397,7 @@ impl ConsumerQueue {
     }
 
     /// The oldest completion, `None` if there is none.
+    #[cfg(test)]
     pub fn consumer_slot(&self) -> Option<&[u8]> {
         self.slot(self.consumer_index())
     }
@@ -430,6 +434,7 @@ impl ConsumerQueue {
     }
 
     /// Releases the oldest completion to the kernel; `ENOENT` if empty.
+    #[cfg(test)]
     pub fn advance_consumer(&mut self) -> Result<()> {
         if self.empty() {
             return Err(Errno::ENOENT);
@@ -441,6 +446,7 @@ impl ConsumerQueue {
     }
 
     /// Reads the oldest completion with `read` and releases its slot.
+    #[cfg(test)]
     pub fn pop_with<T>(&mut self, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
         let v = read(self.consumer_slot()?);
         self.advance_consumer().ok()?;

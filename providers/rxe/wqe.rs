@@ -175,20 +175,13 @@ wire! {
 
 wire! {
     /// The `wr` union of `struct rxe_send_wr`, as raw 8-byte-aligned storage;
-    /// see [`WrUnion::of`] and [`WrUnion::get`].
+    /// see [`WrUnion::set`] and [`WrUnion::variant`].
     pub struct WrUnion = 120 {
         pub raw: [u64; 15],
     }
 }
 
 impl WrUnion {
-    /// The union holding variant `v` (`Rdma`, `Atomic`, `Ud` or `Mw`).
-    pub fn of<T: Pod>(v: &T) -> WrUnion {
-        let mut u = WrUnion::default();
-        u.set(v);
-        u
-    }
-
     /// Stores variant `v` at the start of the union (the rest unchanged).
     pub fn set<T: Pod>(&mut self, v: &T) {
         const { assert!(size_of::<T>() <= WrUnion::SIZE) };
@@ -401,58 +394,65 @@ pub struct SendLimits {
     pub max_inline: u32,
 }
 
+/// Total length of a gather list; `EINVAL` if it does not fit in 32 bits.
+fn sge_length(sges: &[Sge]) -> Result<u32> {
+    sges.iter()
+        .try_fold(0u32, |n, s| n.checked_add(s.length))
+        .ok_or(Errno::EINVAL)
+}
+
 /// Writes the `wr` union of `op` into `u` (zeroed) and returns its opcode,
 /// `ex` and `iova`.
 fn encode_op(op: &SendOp, u: &mut WrUnion) -> (u32, u32, u64) {
-    let mut rdma = |remote_addr, rkey| {
+    fn rdma(u: &mut WrUnion, remote_addr: u64, rkey: u32) -> u64 {
         u.set(&Rdma {
             remote_addr,
             rkey,
             reserved: 0,
         });
         remote_addr
-    };
+    }
+    fn atomic(u: &mut WrUnion, remote_addr: u64, rkey: u32, compare_add: u64, swap: u64) -> u64 {
+        u.set(&Atomic {
+            remote_addr,
+            compare_add,
+            swap,
+            rkey,
+            reserved: 0,
+        });
+        remote_addr
+    }
     use opcode::*;
     match *op {
         SendOp::Send => (SEND, 0, 0),
         SendOp::SendWithImm { imm_data } => (SEND_WITH_IMM, imm_data, 0),
         SendOp::SendWithInv { invalidate_rkey } => (SEND_WITH_INV, invalidate_rkey, 0),
-        SendOp::RdmaWrite { remote_addr, rkey } => (RDMA_WRITE, 0, rdma(remote_addr, rkey)),
+        SendOp::RdmaWrite { remote_addr, rkey } => (RDMA_WRITE, 0, rdma(u, remote_addr, rkey)),
         SendOp::RdmaWriteWithImm {
             remote_addr,
             rkey,
             imm_data,
-        } => (RDMA_WRITE_WITH_IMM, imm_data, rdma(remote_addr, rkey)),
-        SendOp::RdmaRead { remote_addr, rkey } => (RDMA_READ, 0, rdma(remote_addr, rkey)),
+        } => (RDMA_WRITE_WITH_IMM, imm_data, rdma(u, remote_addr, rkey)),
+        SendOp::RdmaRead { remote_addr, rkey } => (RDMA_READ, 0, rdma(u, remote_addr, rkey)),
         SendOp::AtomicCmpSwp {
             remote_addr,
             rkey,
             compare,
             swap,
-        } => {
-            u.set(&Atomic {
-                remote_addr,
-                compare_add: compare,
-                swap,
-                rkey,
-                reserved: 0,
-            });
-            (ATOMIC_CMP_AND_SWP, 0, remote_addr)
-        }
+        } => (
+            ATOMIC_CMP_AND_SWP,
+            0,
+            atomic(u, remote_addr, rkey, compare, swap),
+        ),
         SendOp::AtomicFetchAdd {
             remote_addr,
             rkey,
             add,
-        } => {
-            u.set(&Atomic {
-                remote_addr,
-                compare_add: add,
-                swap: 0,
-                rkey,
-                reserved: 0,
-            });
-            (ATOMIC_FETCH_AND_ADD, 0, remote_addr)
-        }
+        } => (
+            ATOMIC_FETCH_AND_ADD,
+            0,
+            atomic(u, remote_addr, rkey, add, 0),
+        ),
         SendOp::LocalInv { invalidate_rkey } => (LOCAL_INV, invalidate_rkey, 0),
         SendOp::BindMw(mw) => {
             u.set(&mw);
@@ -463,7 +463,7 @@ fn encode_op(op: &SendOp, u: &mut WrUnion) -> (u32, u32, u64) {
             ex,
             remote_addr,
             rkey,
-        } => (opcode, ex, rdma(remote_addr, rkey)),
+        } => (opcode, ex, rdma(u, remote_addr, rkey)),
     }
 }
 
@@ -488,7 +488,7 @@ fn put_header<'a>(
     Ok(w)
 }
 
-/// Encodes `req` into a send queue slot (`ProducerQueue::producer_slot`):
+/// Encodes `req` into a send queue slot (`Batch::push_with`):
 /// the header and the payload; the rest of the slot is left as it was. Checks as rdma-core's rxe post_send does, with
 /// its errno (`EINVAL`): more SGEs than `max_sge`, more inline bytes than
 /// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
@@ -496,10 +496,7 @@ fn put_header<'a>(
 pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
     let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, tail) = match req.payload {
-        Payload::Sge(s) => {
-            let n = s.iter().try_fold(0u32, |n, s| n.checked_add(s.length));
-            (s.len(), n.ok_or(Errno::EINVAL)?, size_of_val(s))
-        }
+        Payload::Sge(s) => (s.len(), sge_length(s)?, size_of_val(s)),
         Payload::Inline(b) => {
             let n = b.iter().try_fold(0usize, |n, b| n.checked_add(b.len()));
             let n = n.ok_or(Errno::EINVAL)?;
@@ -694,7 +691,7 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
     Ok(())
 }
 
-/// Decodes the completion in a CQ slot (`ConsumerQueue::consumer_slot`);
+/// Decodes the completion in a CQ slot (`ConsumerQueue::drain`);
 /// `EINVAL` if the slot is too small to hold one.
 pub fn read_cqe(slot: &[u8]) -> Result<Cqe> {
     let b = slot.get(..CQE_SIZE).ok_or(Errno::EINVAL)?;

@@ -46,13 +46,6 @@ pub unsafe trait Pod: Copy + 'static {
     }
 }
 
-/// The bytes of a slice of `Pod` values.
-pub fn slice_bytes<T: Pod>(s: &[T]) -> &[u8] {
-    // SAFETY: `Pod` has no padding, so every byte of the slice is initialised;
-    // the length is the slice's size in bytes.
-    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), size_of_val(s)) }
-}
-
 // SAFETY: integers have no padding and no invalid bit patterns; `()` has no bytes.
 unsafe impl Pod for () {}
 // SAFETY: as above.
