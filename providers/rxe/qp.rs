@@ -5,16 +5,18 @@
 //! (the `ibv_wr_*` ops of an `ibv_qp_ex`).
 #![allow(unsafe_code)]
 
+use std::cell::UnsafeCell;
 use std::ffi::c_int;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
-use crate::context::{Context, Cq, EventCounts, Pd, Qp, Srq};
+use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
+use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
 use crate::uverbs::qp::{CreateQp, ModifyQp, QpDest, QueryQpResp};
@@ -42,10 +44,37 @@ const UC_OPS: u64 = (IBV_QP_EX_WITH_RDMA_WRITE
     | IBV_QP_EX_WITH_SEND_WITH_INV) as u64;
 const UD_OPS: u64 = (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM) as u64;
 
-/// The provider half of a QP, set once the kernel has created it.
-#[derive(Default)]
+/// An rxe QP: the C struct C holds (`ibv_qp` at the head of an `ibv_qp_ex`),
+/// then the provider's state, in one slab slot (rdma-core's `struct rxe_qp`).
+#[repr(C)]
 pub struct RxeQp {
-    st: OnceLock<QpState>,
+    /// Written by the core (`state`, event counters) while C reads it.
+    pub c: UnsafeCell<ibv_qp_ex>,
+    pub st: QpState,
+}
+
+// SAFETY: the C struct is plain data written under the rules above; the
+// state is Sync on its own.
+unsafe impl Sync for RxeQp {}
+// SAFETY: as above.
+unsafe impl Send for RxeQp {}
+
+static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"));
+
+/// The data path's check of C's QP pointer (see `crate::object::slab`).
+#[inline]
+pub fn pin(p: *const ibv_qp) -> Option<Pinned<RxeQp>> {
+    QPS.pin(p.cast())
+}
+
+impl RxeQp {
+    /// `qp->state` as the core keeps it in the C struct.
+    #[inline]
+    pub fn c_state(&self) -> ibv_qp_state {
+        // SAFETY: a read of a plain field of our C struct (C10-97.2.1 check);
+        // the core's writes race with it as in rdma-core.
+        unsafe { (*self.c.get()).qp_base.state }
+    }
 }
 
 /// The send queue's state under its lock.
@@ -74,6 +103,8 @@ pub struct Rq {
 }
 
 pub struct QpState {
+    /// The context (the doorbell's command fd).
+    pub ctx: Arc<Context>,
     pub handle: u32,
     pub qp_type: ibv_qp_type,
     pub sq: Sq,
@@ -84,18 +115,22 @@ pub struct QpState {
     /// What the QP uses, kept alive with it (the kernel refuses to destroy
     /// them meanwhile anyway).
     #[allow(dead_code)]
-    pub send_cq: Arc<Cq>,
+    pub send_cq: Arc<Obj>,
     #[allow(dead_code)]
-    pub recv_cq: Arc<Cq>,
+    pub recv_cq: Arc<Obj>,
     #[allow(dead_code)]
-    pub srq: Option<Arc<Srq>>,
+    pub srq: Option<Arc<Obj>>,
 }
 
-pub fn state(qp: &Qp) -> Result<&QpState> {
-    qp.hw
-        .downcast_ref::<RxeQp>()
-        .and_then(|h| h.st.get())
-        .ok_or(Errno::EINVAL)
+/// The rxe object of a QP of ours (control path: the record keeps it).
+pub fn of(qp: &Obj) -> Result<&RxeQp> {
+    // SAFETY: a registered record keeps its object unreleased while `qp` is
+    // borrowed; only QPS fills QPS's slots.
+    unsafe { QPS.get(qp.addr().as_ptr()) }.ok_or(Errno::EINVAL)
+}
+
+pub fn state(qp: &Obj) -> Result<&QpState> {
+    of(qp).map(|q| &q.st)
 }
 
 /// rxe's own checks of an `ibv_create_qp_ex` request: EOPNOTSUPP for what it
@@ -116,8 +151,9 @@ fn check_ex(a: &ibv_qp_init_attr_ex) -> Result<()> {
     Ok(())
 }
 
-/// `ibv_create_qp`.
-pub fn create(pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+/// `ibv_create_qp`: the same path as `ibv_create_qp_ex` with just a PD, the
+/// PD already looked up by the caller; capacities are written back.
+pub fn create(pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
     // SAFETY: plain C data; all-zero is valid.
     let mut ex: ibv_qp_init_attr_ex = unsafe { std::mem::zeroed() };
     ex.qp_context = attr.qp_context;
@@ -128,27 +164,38 @@ pub fn create(pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
     ex.qp_type = attr.qp_type;
     ex.sq_sig_all = attr.sq_sig_all;
     ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-    ex.pd = pd.c_ptr();
-    let qp = create_common(&pd.ctx, &mut ex, false)?;
+    ex.pd = pd.c::<ibv_pd>();
+    let qp = create_common(&pd.ctx, pd, &mut ex, false)?;
     attr.cap = ex.cap;
     Ok(qp)
 }
 
 /// The `create_qp_ex` slot.
-pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
     check_ex(attr)?;
-    create_common(ctx, attr, true)
+    if attr.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let pd: Arc<Obj> = object::get(attr.pd)?;
+    create_common(ctx, &pd, attr, true)
 }
 
-fn same_ctx(ctx: &Arc<Context>, other: &Arc<Context>) -> Result<()> {
-    if Arc::ptr_eq(ctx, other) {
-        Ok(())
+/// A CQ or SRQ named in the attributes: live, of kind `C`, in `ctx`.
+fn same_ctx<C: object::KindOf>(ctx: &Arc<Context>, p: *const C) -> Result<Arc<Obj>> {
+    let o: Arc<Obj> = object::get(p)?;
+    if Arc::ptr_eq(ctx, &o.ctx) {
+        Ok(o)
     } else {
         Err(Errno::EINVAL)
     }
 }
 
-fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> Result<Arc<Qp>> {
+fn create_common(
+    ctx: &Arc<Context>,
+    pd: &Obj,
+    a: &mut ibv_qp_init_attr_ex,
+    ex: bool,
+) -> Result<New> {
     match a.qp_type {
         ibv_qp_type::IBV_QPT_RC
         | ibv_qp_type::IBV_QPT_UC
@@ -159,49 +206,35 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         // XRC_RECV needs an XRC domain, which rxe never accepts (check_ex).
         _ => return Err(Errno::EINVAL),
     }
-    if a.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
+    if !Arc::ptr_eq(ctx, &pd.ctx) {
         return Err(Errno::EINVAL);
     }
-    let pd = object::lookup::<Pd>(a.pd)?;
-    same_ctx(ctx, &pd.ctx)?;
     // rdma-core reads both CQs (it crashes on NULL); we check them.
-    let send_cq = object::lookup::<Cq>(a.send_cq)?;
-    same_ctx(ctx, &send_cq.ctx)?;
+    let send_cq = same_ctx(ctx, a.send_cq)?;
     let xrc_send = a.qp_type == ibv_qp_type::IBV_QPT_XRC_SEND;
     let recv_cq = if xrc_send && a.recv_cq.is_null() {
         send_cq.clone()
     } else {
-        object::lookup::<Cq>(a.recv_cq)?
+        same_ctx(ctx, a.recv_cq)?
     };
-    same_ctx(ctx, &recv_cq.ctx)?;
     let srq = match a.srq.is_null() {
         true => None,
-        false => Some(object::lookup::<Srq>(a.srq)?),
+        false => Some(same_ctx(ctx, a.srq)?),
     };
-    if let Some(s) = &srq {
-        same_ctx(ctx, &s.ctx)?;
-    }
     if xrc_send {
         a.cap.max_recv_wr = 0;
         a.cap.max_recv_sge = 0;
     }
 
-    // SAFETY: plain C data (pointers, integers, glibc mutex/cond whose
-    // all-zero state is their static initializer); all-zero is valid.
-    let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
-    if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
-        super::wr::set_send_ops(&mut c, a.send_ops_flags);
-    }
-    let qp = Arc::new(Qp::new(c, ctx.clone(), Box::new(RxeQp::default())));
-
-    let cq_handle = |cq: &Cq| super::cq::state(cq).map(|s| s.handle);
+    let slot = QPS.vacant();
+    let cq_handle = |cq: &Obj| super::cq::state(cq).map(|s| s.handle);
     let srq_handle = match &srq {
         Some(s) => super::srq::state(s)?.handle,
         None => 0,
     };
     let req = CreateQp {
-        user_handle: qp.c_ptr() as u64,
-        pd_handle: pd.c_get().handle,
+        user_handle: slot.addr().as_ptr() as u64,
+        pd_handle: pd.read_c(|c: &ibv_pd| c.handle),
         send_cq_handle: cq_handle(&send_cq)?,
         recv_cq_handle: if xrc_send { 0 } else { cq_handle(&recv_cq)? },
         srq_handle,
@@ -246,21 +279,26 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         max_sge: a.cap.max_send_sge,
         max_inline: a.cap.max_inline_data,
     };
-    qp.c_update(|c| {
-        let b = &mut c.qp_base;
-        b.context = ctx.c_ptr();
-        b.qp_context = a.qp_context;
-        b.pd = a.pd;
-        b.send_cq = a.send_cq;
-        b.recv_cq = a.recv_cq;
-        b.srq = a.srq;
-        b.handle = r.qp_handle;
-        b.qp_num = r.qpn;
-        b.state = ibv_qp_state::IBV_QPS_RESET;
-        b.qp_type = a.qp_type;
-        b.events_completed = 0;
-    });
+    // SAFETY: plain C data (pointers, integers, glibc mutex/cond whose
+    // all-zero state is their static initializer); all-zero is valid.
+    let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
+    if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
+        super::wr::set_send_ops(&mut c, a.send_ops_flags);
+    }
+    let b = &mut c.qp_base;
+    b.context = ctx.c_ptr();
+    b.qp_context = a.qp_context;
+    b.pd = a.pd;
+    b.send_cq = a.send_cq;
+    b.recv_cq = a.recv_cq;
+    b.srq = a.srq;
+    b.handle = r.qp_handle;
+    b.qp_num = r.qpn;
+    b.state = ibv_qp_state::IBV_QPS_RESET;
+    b.qp_type = a.qp_type;
+    b.events_completed = 0;
     let st = QpState {
+        ctx: ctx.clone(),
         handle: r.qp_handle,
         qp_type: a.qp_type,
         sq,
@@ -268,11 +306,12 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         ex,
         send_cq,
         recv_cq,
-        srq: srq.clone(),
+        srq,
     };
-    let hw = qp.hw.downcast_ref::<RxeQp>().ok_or(Errno::EINVAL)?;
-    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
-    Ok(qp)
+    Ok(slot.fill(RxeQp {
+        c: UnsafeCell::new(c),
+        st,
+    }))
 }
 
 fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> {
@@ -325,7 +364,7 @@ fn legacy_mask(mask: c_int) -> Result<u32> {
     Ok(mask)
 }
 
-pub fn modify(qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+pub fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
     let m = legacy_mask(mask)?;
     let st = state(qp)?;
     let has = |bit: u32| m & bit != 0;
@@ -403,7 +442,7 @@ pub fn modify(qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
 /// Fills exactly the fields rdma-core's query fills; the rest of `attr` is
 /// left as the caller had it.
 pub fn query(
-    qp: &Qp,
+    qp: &Obj,
     attr: &mut ibv_qp_attr,
     mask: c_int,
     init: &mut ibv_qp_init_attr,
@@ -442,7 +481,7 @@ pub fn query(
     attr.cap = cap;
     attr.ah_attr = ah_from(&r.dest);
     attr.alt_ah_attr = ah_from(&r.alt_dest);
-    let c = qp.c_get().qp_base;
+    let c = qp.read_c(|c: &ibv_qp| *c);
     init.qp_context = c.qp_context;
     init.send_cq = c.send_cq;
     init.recv_cq = c.recv_cq;
@@ -453,11 +492,11 @@ pub fn query(
     Ok(())
 }
 
-pub fn destroy(qp: &Qp) -> Result<EventCounts> {
+pub fn destroy(qp: &Obj) -> Result<EventCounts> {
     let n = qp.ctx.uverbs.destroy_qp(state(qp)?.handle)?;
     Ok(EventCounts { comp: 0, async_: n })
 }
 
-pub fn qp_ex(qp: &Qp) -> Option<*mut ibv_qp_ex> {
-    state(qp).ok().filter(|s| s.ex).map(|_| qp.c_full())
+pub fn qp_ex(qp: &Obj) -> Option<*mut ibv_qp_ex> {
+    state(qp).ok().filter(|s| s.ex).map(|_| qp.c::<ibv_qp_ex>())
 }

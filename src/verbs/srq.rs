@@ -1,10 +1,11 @@
 //! Shared receive queues.
 
 use crate::abi::*;
-use crate::context::{Pd, Srq, events};
+use crate::context::{Obj, events};
 use crate::entry::{arg_mut, arg_ref};
 use crate::object;
 use std::ffi::c_int;
+use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_create_srq(
@@ -12,10 +13,11 @@ pub unsafe extern "C" fn ibv_create_srq(
     srq_init_attr: *mut ibv_srq_init_attr,
 ) -> *mut ibv_srq {
     entry!(ptr, ibv_create_srq(pd, srq_init_attr) {
-        let pd = object::lookup::<Pd>(pd)?;
+        let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's attributes; limits are written back.
         let attr = unsafe { arg_mut(srq_init_attr)? };
-        Ok(object::publish(pd.ctx.ops.create_srq(&pd, attr)?))
+        let new = pd.ctx.ops.create_srq(&pd, attr)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
@@ -26,7 +28,7 @@ pub unsafe extern "C" fn ibv_modify_srq(
     srq_attr_mask: c_int,
 ) -> c_int {
     entry!(errno, ibv_modify_srq(srq, srq_attr, srq_attr_mask) {
-        let srq = object::lookup::<Srq>(srq)?;
+        let srq: Arc<Obj> = object::get(srq)?;
         // SAFETY: the caller's input.
         let attr = unsafe { arg_ref(srq_attr)? };
         srq.ctx.ops.modify_srq(&srq, attr, srq_attr_mask)
@@ -36,7 +38,7 @@ pub unsafe extern "C" fn ibv_modify_srq(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
     entry!(errno, ibv_query_srq(srq, srq_attr) {
-        let srq = object::lookup::<Srq>(srq)?;
+        let srq: Arc<Obj> = object::get(srq)?;
         // SAFETY: the caller's out-parameter.
         let attr = unsafe { arg_mut(srq_attr)? };
         srq.ctx.ops.query_srq(&srq, attr)
@@ -46,6 +48,6 @@ pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
     entry!(errno, ibv_destroy_srq(srq) {
-        events::destroy::<Srq>(srq, |s| s.ctx.ops.destroy_srq(s)).map(drop)
+        events::destroy(srq, |s: &Obj| s.ctx.ops.destroy_srq(s)).map(drop)
     })
 }

@@ -3,7 +3,7 @@
 //! with the caller's sizes, so older and newer callers' structs both work.
 
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq};
+use crate::context::{Context, Obj};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use crate::verbs::query::{query_device_ex_into, query_port_into};
@@ -65,10 +65,10 @@ unsafe extern "C" fn create_cq_ex(
         }
         let channel = match attr.channel.is_null() {
             true => None,
-            false => Some(object::lookup::<CompChannel>(attr.channel)?),
+            false => Some(object::get(attr.channel)?),
         };
-        let cq = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
-        Ok(object::publish::<Cq>(cq).cast::<ibv_cq_ex>())
+        let new = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -90,7 +90,8 @@ unsafe extern "C" fn create_qp_ex(
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's attributes; capacities are written back.
         let attr = unsafe { arg_mut(qp_init_attr_ex)? };
-        Ok(object::publish(ctx.ops.create_qp_ex(&ctx, attr)?))
+        let new = ctx.ops.create_qp_ex(&ctx, attr)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -104,7 +105,8 @@ unsafe extern "C" fn create_srq_ex(
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's attributes; limits are written back.
         let attr = unsafe { arg_mut(srq_init_attr_ex)? };
-        Ok(object::publish(ctx.ops.create_srq_ex(&ctx, attr)?))
+        let new = ctx.ops.create_srq_ex(&ctx, attr)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -112,7 +114,7 @@ unsafe extern "C" fn create_srq_ex(
 /// provider that implements it points the slot here.
 pub unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     entry!(errno, req_notify_cq(cq, solicited_only) {
-        let cq = object::lookup::<Cq>(cq)?;
+        let cq: std::sync::Arc<Obj> = object::get(cq)?;
         cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
     })
 }
