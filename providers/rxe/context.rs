@@ -15,11 +15,8 @@ pub struct RxeContext {}
 
 impl RxeContext {
     /// Sets the op slots rxe implements itself (data path); the rest keep the
-    /// library's dispatchers or dummies.
+    /// library's dispatchers (to the ContextOps below) or dummies.
     pub fn fill_ops(v: &mut verbs_context) {
-        v.context.ops.req_notify_cq = Some(crate::verbs::vctx::req_notify_cq);
-        v.context.ops.alloc_mw = Some(crate::verbs::mw::alloc_mw);
-        v.context.ops.dealloc_mw = Some(crate::verbs::mw::dealloc_mw);
         // The data path: called by verbs.h inline code with C's pointers.
         v.context.ops.post_send = Some(super::post::post_send);
         v.context.ops.post_recv = Some(super::post::post_recv);

@@ -12,13 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::queue::{ConsumerQueue, IndexWords};
+use super::obj::cq::{CQS, CqInner, CqState, RxeCq, state};
+use super::queue::ConsumerQueue;
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
 use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
-use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::uverbs::Pod;
 use crate::uverbs::cq::{CQ_FLAGS_TIMESTAMP_COMPLETION, CqCreate};
 use crate::uverbs::rxe;
@@ -34,78 +34,6 @@ const RXE_SUP_WC_FLAGS: u64 = IBV_WC_EX_WITH_BYTE_LEN as u64
 
 /// `IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN`
 const CQ_FLAGS_IGNORE_OVERRUN: u32 = 1 << 1;
-
-/// An rxe CQ: the C struct C holds (`ibv_cq` at the head of an `ibv_cq_ex`),
-/// then the provider's state, in one slab slot (rdma-core's `struct rxe_cq`).
-#[repr(C)]
-pub struct RxeCq {
-    /// Written by the core (event counters) and by the poller (`wr_id`,
-    /// `status` of the current completion) while C reads it.
-    pub c: UnsafeCell<ibv_cq_ex>,
-    pub st: CqState,
-}
-
-// SAFETY: the C struct is plain data written under the rules above; the
-// state is Sync on its own.
-unsafe impl Sync for RxeCq {}
-// SAFETY: as above.
-unsafe impl Send for RxeCq {}
-
-static CQS: Slab<RxeCq> = Slab::new(tag_of("RxeCq"));
-
-/// The data path's check of C's CQ pointer (see `crate::object::slab`).
-#[inline]
-pub fn pin(p: *const ibv_cq) -> Option<Pinned<RxeCq>> {
-    CQS.pin(p.cast())
-}
-
-/// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
-pub struct CqInner {
-    pub queue: ConsumerQueue,
-    /// The ring the CQ was created with, once a resize replaced it: still
-    /// mapped for `CqState::first` until the CQ goes.
-    first_map: Option<Mmap>,
-    /// The completion `ibv_start_poll`/`ibv_next_poll` stand on.
-    pub cur: u32,
-    /// Whether `cur` holds a completion the batch showed (false after a
-    /// `next_poll` that found none: `end_poll` then consumes nothing more).
-    pub shown: bool,
-}
-
-pub struct CqState {
-    pub handle: u32,
-    /// Under the CQ's lock (poll, resize); held by the polling thread from
-    /// `ibv_start_poll` to `ibv_end_poll`, also after a `next_poll` that found
-    /// nothing (rdma-core PR #1617), as a batch of that thread.
-    pub lock: SpinLock<CqInner>,
-    channel: Option<Arc<Obj>>,
-    /// Created with ibv_create_cq_ex.
-    #[allow(dead_code)]
-    pub ex: bool,
-    /// The index words of the ring the CQ was created with (mapped as long
-    /// as this state lives: the queue's or `first_map`), for polls that find
-    /// it empty without the lock; unused once `resized`.
-    first: IndexWords,
-    resized: AtomicBool,
-}
-
-impl CqState {
-    /// True if the CQ had no completion at some instant during the call,
-    /// found without the lock; false means "take the lock and look".
-    pub fn seen_empty(&self) -> bool {
-        // SAFETY: the first ring stays mapped while `self` lives (see `first`).
-        !self.resized.load(Ordering::Acquire) && unsafe { self.first.is_empty() }
-    }
-}
-
-/// The rxe state of a CQ of ours (control path: the record keeps it).
-pub fn state(cq: &Obj) -> Result<&CqState> {
-    // SAFETY: a registered record keeps its object unreleased while `cq` is
-    // borrowed; only CQS fills CQS's slots.
-    unsafe { CQS.get(cq.addr().as_ptr()) }
-        .map(|c| &c.st)
-        .ok_or(Errno::EINVAL)
-}
 
 pub struct CqArgs {
     pub cqe: c_int,

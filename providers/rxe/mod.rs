@@ -10,6 +10,7 @@ pub mod ah;
 mod context;
 mod cq;
 mod lock;
+mod obj;
 mod poll;
 mod post;
 mod provider;

@@ -10,7 +10,7 @@
 use std::ffi::{c_int, c_uint};
 use std::mem::offset_of;
 
-use super::cq::{self, CqInner, RxeCq};
+use super::obj::cq::{self, CqInner, RxeCq};
 use super::wqe::{CQE_SIZE, Cqe};
 use crate::abi::*;
 

@@ -11,7 +11,7 @@
 
 use std::ffi::c_int;
 
-use super::qp::{self, QpState, SqInner};
+use super::obj::qp::{self, QpState, SqInner};
 use super::queue::Batch;
 use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
 use crate::abi::*;

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
+use super::obj::qp::{QPS, QpState, Rq, RxeQp, Sq, SqInner, state};
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
 use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
 use crate::uverbs::qp::{CreateQp, ModifyQp, QpDest, QueryQpResp};
@@ -43,95 +43,6 @@ const UC_OPS: u64 = (IBV_QP_EX_WITH_RDMA_WRITE
     | IBV_QP_EX_WITH_BIND_MW
     | IBV_QP_EX_WITH_SEND_WITH_INV) as u64;
 const UD_OPS: u64 = (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM) as u64;
-
-/// An rxe QP: the C struct C holds (`ibv_qp` at the head of an `ibv_qp_ex`),
-/// then the provider's state, in one slab slot (rdma-core's `struct rxe_qp`).
-#[repr(C)]
-pub struct RxeQp {
-    /// Written by the core (`state`, event counters) while C reads it.
-    pub c: UnsafeCell<ibv_qp_ex>,
-    pub st: QpState,
-}
-
-// SAFETY: the C struct is plain data written under the rules above; the
-// state is Sync on its own.
-unsafe impl Sync for RxeQp {}
-// SAFETY: as above.
-unsafe impl Send for RxeQp {}
-
-static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"));
-
-/// The data path's check of C's QP pointer (see `crate::object::slab`).
-#[inline]
-pub fn pin(p: *const ibv_qp) -> Option<Pinned<RxeQp>> {
-    QPS.pin(p.cast())
-}
-
-impl RxeQp {
-    /// `qp->state` as the core keeps it in the C struct.
-    #[inline]
-    pub fn c_state(&self) -> ibv_qp_state {
-        // SAFETY: a read of a plain field of our C struct (C10-97.2.1 check);
-        // the core's writes race with it as in rdma-core.
-        unsafe { (*self.c.get()).qp_base.state }
-    }
-}
-
-/// The send queue's state under its lock.
-pub struct SqInner {
-    pub queue: ProducerQueue,
-    /// The send sequence number the next WQE gets.
-    pub ssn: u32,
-    /// `ibv_wr_*` batch: the slot the next builder fills.
-    pub cur: u32,
-    /// `ibv_wr_*` batch: the first error, returned by `ibv_wr_complete`.
-    pub err: c_int,
-}
-
-/// The send queue: its ring and batch state under one spin lock (held from
-/// `ibv_wr_start` to `ibv_wr_complete`/`ibv_wr_abort`), and its limits.
-pub struct Sq {
-    pub lock: SpinLock<SqInner>,
-    pub max_sge: u32,
-    pub max_inline: u32,
-}
-
-/// A receive queue: its ring under its own lock.
-pub struct Rq {
-    pub queue: SpinLock<ProducerQueue>,
-    pub max_sge: u32,
-}
-
-pub struct QpState {
-    /// The context (the doorbell's command fd).
-    pub ctx: Arc<Context>,
-    pub handle: u32,
-    pub qp_type: ibv_qp_type,
-    pub sq: Sq,
-    /// None when the QP receives through an SRQ.
-    pub rq: Option<Rq>,
-    /// Created with ibv_create_qp_ex (`ibv_qp_to_qp_ex` gives its view).
-    pub ex: bool,
-    /// What the QP uses, kept alive with it (the kernel refuses to destroy
-    /// them meanwhile anyway).
-    #[allow(dead_code)]
-    pub send_cq: Arc<Obj>,
-    #[allow(dead_code)]
-    pub recv_cq: Arc<Obj>,
-    #[allow(dead_code)]
-    pub srq: Option<Arc<Obj>>,
-}
-
-/// The rxe object of a QP of ours (control path: the record keeps it).
-pub fn of(qp: &Obj) -> Result<&RxeQp> {
-    // SAFETY: a registered record keeps its object unreleased while `qp` is
-    // borrowed; only QPS fills QPS's slots.
-    unsafe { QPS.get(qp.addr().as_ptr()) }.ok_or(Errno::EINVAL)
-}
-
-pub fn state(qp: &Obj) -> Result<&QpState> {
-    of(qp).map(|q| &q.st)
-}
 
 /// rxe's own checks of an `ibv_create_qp_ex` request: EOPNOTSUPP for what it
 /// does not do.
@@ -227,7 +138,7 @@ fn create_common(
     }
 
     let slot = QPS.vacant();
-    let cq_handle = |cq: &Obj| super::cq::state(cq).map(|s| s.handle);
+    let cq_handle = |cq: &Obj| super::obj::cq::state(cq).map(|s| s.handle);
     let srq_handle = match &srq {
         Some(s) => super::srq::state(s)?.handle,
         None => 0,

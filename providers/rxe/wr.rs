@@ -21,7 +21,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::qp::{self, QpState, RxeQp, SqInner};
+use super::obj::qp::{self, QpState, RxeQp, SqInner};
 use super::wqe::{self, SendOp, Sge, UdDest};
 use crate::abi::*;
 use crate::entry::{Errno, Result};

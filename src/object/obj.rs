@@ -44,6 +44,14 @@ kinds!(ibv_pd => Pd, ibv_mr => Mr, ibv_mw => Mw, ibv_comp_channel => CompChannel
 /// How the registry releases a provider's object. Rust providers use their
 /// type's [`super::slab::Slab`]; a host of C providers supplies its own (or
 /// none, when the C provider's destroy frees the object itself).
+///
+/// Note for a token-less object: the registry still holds its record from
+/// the provider's destroy until [`super::events::destroy`] /
+/// [`super::take_if`] removes it, and an event acknowledgement arriving
+/// then writes the core's counters into the C struct (as in rdma-core, where
+/// the core's destroy waits for acknowledgements before the provider frees).
+/// A host whose provider frees inside its destroy op should therefore wait
+/// for the acknowledgements itself first, or defer the free to `release`.
 pub trait Token: Sync {
     /// Stops data-path access to the object at `c` (clears its live tag,
     /// waits for calls in flight). Idempotent. Called when a destroy has

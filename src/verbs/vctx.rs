@@ -15,6 +15,11 @@ pub fn fill(v: &mut verbs_context) {
     v.query_device_ex = Some(query_device_ex);
     v.context.ops._compat_query_device = Some(super::query::ibv_query_device);
     v.context.ops._compat_query_port = Some(super::query::ibv_query_port);
+    // Inline verbs.h code calls these slots; the dispatchers answer as
+    // rdma-core's dummies do (EOPNOTSUPP) for a provider without the op.
+    v.context.ops.req_notify_cq = Some(req_notify_cq);
+    v.context.ops.alloc_mw = Some(super::mw::alloc_mw);
+    v.context.ops.dealloc_mw = Some(super::mw::dealloc_mw);
     // ---- CQ, QP, SRQ (branch qp) ----
     v.create_cq_ex = Some(create_cq_ex);
     v.create_qp_ex = Some(create_qp_ex);
