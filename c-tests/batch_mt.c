@@ -18,41 +18,6 @@
 static struct ibv_cq_ex *cqx[2];
 static struct ibv_qp_ex *qpx[2];
 
-/* Replaces the pair's CQs and QPs with extended ones (SEND builders). */
-static int ex_setup(struct dp *d)
-{
-	for (int i = 0; i < 2; i++) {
-		ibv_destroy_qp(d->qp[i]);
-		ibv_destroy_cq(d->cq[i]);
-		struct ibv_cq_init_attr_ex ca = { .cqe = 256,
-						  .wc_flags = IBV_WC_EX_WITH_BYTE_LEN };
-		cqx[i] = ibv_create_cq_ex(d->ctx, &ca);
-		CHECK(cqx[i], "create_cq_ex errno %d", errno);
-		if (!cqx[i])
-			return -1;
-		d->cq[i] = ibv_cq_ex_to_cq(cqx[i]);
-		struct ibv_qp_init_attr_ex qa = {
-			.send_cq = d->cq[i], .recv_cq = d->cq[i],
-			.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 4,
-				 .max_recv_sge = 4, .max_inline_data = 64 },
-			.qp_type = d->type,
-			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.pd = d->pd,
-			.send_ops_flags = IBV_QP_EX_WITH_SEND,
-		};
-		d->qp[i] = ibv_create_qp_ex(d->ctx, &qa);
-		CHECK(d->qp[i], "create_qp_ex errno %d", errno);
-		if (!d->qp[i])
-			return -1;
-		qpx[i] = ibv_qp_to_qp_ex(d->qp[i]);
-	}
-	for (int i = 0; i < 2; i++) {
-		CHECK(dp_to_init(d, d->qp[i]) == 0, "init errno %d", errno);
-		CHECK(dp_connect(d, d->qp[i], d->qp[1 - i]->qp_num, 7) == 0, "rtr errno %d", errno);
-	}
-	return 0;
-}
-
 static void recv1(struct dp *d, uint64_t id)
 {
 	struct ibv_sge s = { (uintptr_t)d->buf[1], 1024, d->mr[1]->lkey };
@@ -301,7 +266,7 @@ int main(void)
 	}
 	if (dp_setup(&d, IBV_QPT_RC, 7))
 		return ctest_finish();
-	if (ex_setup(&d) == 0) {
+	if (dp_ex_setup(&d, IBV_WC_EX_WITH_BYTE_LEN, IBV_QP_EX_WITH_SEND, cqx, qpx) == 0) {
 		cq_batch(&d);
 		wr_batch(&d);
 		destroy_under_use(&d);

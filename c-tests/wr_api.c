@@ -14,33 +14,7 @@ static struct ibv_qp_ex *qpx[2];
 /* Replaces the pair's CQs and QPs with extended ones. */
 static int ex_setup(struct dp *d, uint64_t ops)
 {
-	for (int i = 0; i < 2; i++) {
-		ibv_destroy_qp(d->qp[i]);
-		ibv_destroy_cq(d->cq[i]);
-		struct ibv_cq_init_attr_ex ca = { .cqe = 256, .wc_flags = WC_FLAGS };
-		cqx[i] = ibv_create_cq_ex(d->ctx, &ca);
-		CHECK(cqx[i], "create_cq_ex errno %d", errno);
-		d->cq[i] = ibv_cq_ex_to_cq(cqx[i]);
-		struct ibv_qp_init_attr_ex qa = {
-			.send_cq = d->cq[i], .recv_cq = d->cq[i],
-			.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 4,
-				 .max_recv_sge = 4, .max_inline_data = 64 },
-			.qp_type = d->type,
-			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.pd = d->pd,
-			.send_ops_flags = ops,
-		};
-		d->qp[i] = ibv_create_qp_ex(d->ctx, &qa);
-		CHECK(d->qp[i], "create_qp_ex errno %d", errno);
-		if (!d->qp[i])
-			return -1;
-		qpx[i] = ibv_qp_to_qp_ex(d->qp[i]);
-	}
-	for (int i = 0; i < 2; i++) {
-		CHECK(dp_to_init(d, d->qp[i]) == 0, "init errno %d", errno);
-		CHECK(dp_connect(d, d->qp[i], d->qp[1 - i]->qp_num, 7) == 0, "rtr errno %d", errno);
-	}
-	return 0;
+	return dp_ex_setup(d, WC_FLAGS, ops, cqx, qpx);
 }
 
 /* Polls one batch with start/next/end_poll, up to 5 s for the first. */

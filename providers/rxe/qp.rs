@@ -173,7 +173,7 @@ fn create_common(
         max_recv_sge: r.max_recv_sge,
         max_inline_data: r.max_inline_data,
     };
-    let rq = match srq {
+    let rq = match &srq {
         Some(_) => None,
         None => Some(Rq {
             queue: SpinLock::new(map(ctx, &drv.rq_mi, RECV_WQE_SIZE).map_err(undo)?),
@@ -215,9 +215,6 @@ fn create_common(
         sq,
         rq,
         ex,
-        send_cq,
-        recv_cq,
-        srq,
     };
     Ok(slot.fill(RxeQp {
         c: UnsafeCell::new(c),

@@ -8,81 +8,17 @@ use std::mem::{offset_of, size_of};
 
 use crate::entry::{Errno, Result};
 use crate::uverbs::Pod;
+use crate::uverbs::pod::kstruct;
 
 /// A CQ element: `struct ib_uverbs_wc`.
 pub use crate::uverbs::cq::Wc as Cqe;
 /// `struct rxe_sge`, which has the layout of `ib_uverbs_sge` and `ibv_sge`.
 pub use crate::uverbs::post::Sge;
 
-/// A C struct without padding, encoded field by field in declaration order,
-/// which is its `#[repr(C)]` layout (checked by [`wire!`]). Safe code only.
-pub trait Wire: Copy + Default {
-    const SIZE: usize;
-    /// Writes `self` to the start of `out`; panics if `out` is shorter than `SIZE`.
-    fn put(&self, out: &mut [u8]);
-    /// Reads a value from the start of `b`; panics if `b` is shorter than `SIZE`.
-    fn get(b: &[u8]) -> Self;
-}
-
-macro_rules! wire_int {
-    ($($t:ty),*) => {$(
-        impl Wire for $t {
-            const SIZE: usize = size_of::<$t>();
-            fn put(&self, out: &mut [u8]) {
-                out[..Self::SIZE].copy_from_slice(&self.to_ne_bytes());
-            }
-            fn get(b: &[u8]) -> Self {
-                <$t>::from_ne_bytes(b[..Self::SIZE].try_into().expect("length"))
-            }
-        }
-    )*};
-}
-wire_int!(u8, u16, u32, u64);
-
-impl<T: Wire, const N: usize> Wire for [T; N]
-where
-    [T; N]: Default,
-{
-    const SIZE: usize = N * T::SIZE;
-    fn put(&self, out: &mut [u8]) {
-        for (v, o) in self.iter().zip(out[..Self::SIZE].chunks_exact_mut(T::SIZE)) {
-            v.put(o);
-        }
-    }
-    fn get(b: &[u8]) -> Self {
-        let mut a = Self::default();
-        for (v, c) in a.iter_mut().zip(b[..Self::SIZE].chunks_exact(T::SIZE)) {
-            *v = T::get(c);
-        }
-        a
-    }
-}
-
-/// The kernel structs shared with `uverbs` are `Pod`: copy their bytes.
-macro_rules! wire_pod {
-    ($($t:ty),*) => {$(
-        impl Wire for $t {
-            const SIZE: usize = size_of::<$t>();
-            fn put(&self, out: &mut [u8]) {
-                out[..Self::SIZE].copy_from_slice(self.as_bytes());
-            }
-            fn get(b: &[u8]) -> Self {
-                <$t>::from_prefix(&b[..Self::SIZE])
-            }
-        }
-    )*};
-}
-wire_pod!(Sge, Cqe);
-
-/// Declares a kernel struct (`kstruct!`: `#[repr(C)]`, C size checked, no
-/// padding, `Pod`) and implements [`Wire`] for it as one copy of its bytes.
-macro_rules! wire {
-    ($(#[$m:meta])* pub struct $name:ident = $size:literal { $(pub $f:ident: $t:ty,)* }) => {
-        crate::uverbs::pod::kstruct! {
-            $(#[$m])* pub struct $name = $size { $(pub $f: $t,)* }
-        }
-        wire_pod!($name);
-    };
+/// Writes `v`'s bytes to the start of `out`; panics if `out` is shorter.
+#[inline]
+fn put<T: Pod>(v: &T, out: &mut [u8]) {
+    out[..size_of::<T>()].copy_from_slice(v.as_bytes());
 }
 
 /// `enum ib_uverbs_wr_opcode` (the same numbers as `ibv_wr_opcode`).
@@ -102,7 +38,7 @@ pub mod opcode {
 /// `IBV_SEND_INLINE`: the kernel reads the payload from the WQE itself.
 pub const SEND_INLINE: u32 = 1 << 3;
 
-wire! {
+kstruct! {
     /// `wr.rdma` of `struct rxe_send_wr`.
     pub struct Rdma = 16 {
         pub remote_addr: u64,
@@ -111,7 +47,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `wr.atomic` of `struct rxe_send_wr`.
     pub struct Atomic = 32 {
         pub remote_addr: u64,
@@ -122,7 +58,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_global_route` (the layout of `ibv_global_route`); `pad` is
     /// C's implicit tail padding.
     pub struct GlobalRoute = 24 {
@@ -135,7 +71,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_av`; the address unions (`sockaddr_in` or `sockaddr_in6`)
     /// are kept as bytes.
     pub struct Av = 88 {
@@ -148,7 +84,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `wr.ud` of `struct rxe_send_wr`.
     pub struct Ud = 120 {
         pub remote_qpn: u32,
@@ -161,7 +97,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `wr.mw` of `struct rxe_send_wr` (memory window bind).
     pub struct Mw = 32 {
         pub addr: u64,
@@ -173,7 +109,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// The `wr` union of `struct rxe_send_wr`, as raw 8-byte-aligned storage;
     /// see [`WrUnion::set`] and [`WrUnion::variant`].
     pub struct WrUnion = 120 {
@@ -184,20 +120,18 @@ wire! {
 impl WrUnion {
     /// Stores variant `v` at the start of the union (the rest unchanged).
     pub fn set<T: Pod>(&mut self, v: &T) {
-        const { assert!(size_of::<T>() <= WrUnion::SIZE) };
+        const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
         self.as_bytes_mut()[..size_of::<T>()].copy_from_slice(v.as_bytes());
     }
 
     /// The union read as variant `T`.
-    pub fn variant<T: Wire>(&self) -> T {
-        const { assert!(T::SIZE <= WrUnion::SIZE) };
-        let mut b = [0u8; WrUnion::SIZE];
-        self.put(&mut b);
-        T::get(&b)
+    pub fn variant<T: Pod>(&self) -> T {
+        const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
+        T::from_prefix(self.as_bytes())
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_send_wr`; `ex` is `imm_data` (big-endian, stored as given)
     /// or `invalidate_rkey`.
     pub struct SendWr = 144 {
@@ -210,7 +144,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_dma_info` without its trailing area (SGEs or inline data).
     pub struct DmaInfo = 24 {
         pub length: u32,
@@ -222,7 +156,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_send_wqe`; the SGEs or inline data follow in the slot.
     pub struct SendWqe = 208 {
         pub wr: SendWr,
@@ -239,7 +173,7 @@ wire! {
     }
 }
 
-wire! {
+kstruct! {
     /// `struct rxe_recv_wqe`; the SGEs follow in the slot.
     pub struct RecvWqe = 40 {
         pub wr_id: u64,
@@ -583,7 +517,7 @@ const FLAGS_OFF: usize = offset_of!(SendWqe, wr) + offset_of!(SendWr, send_flags
 const WR_OFF: usize = offset_of!(SendWqe, wr) + offset_of!(SendWr, wr);
 
 fn set_dma(slot: &mut [u8], length: u32, num_sge: u32) {
-    dma_info(length, num_sge as usize).put(&mut slot[DMA_OFF..]);
+    put(&dma_info(length, num_sge as usize), &mut slot[DMA_OFF..]);
 }
 
 /// `ibv_wr_set_sge_list` on a WQE written by [`write_send_header`]:
@@ -619,8 +553,9 @@ pub fn set_send_inline<'a>(
         at = end;
     }
     set_dma(slot, at as u32, 0);
-    let flags = u32::get(&slot[FLAGS_OFF..]) | SEND_INLINE;
-    flags.put(&mut slot[FLAGS_OFF..]);
+    let f = &mut slot[FLAGS_OFF..FLAGS_OFF + 4];
+    let flags = u32::from_ne_bytes((&*f).try_into().expect("4 bytes")) | SEND_INLINE;
+    f.copy_from_slice(&flags.to_ne_bytes());
     Ok(())
 }
 
@@ -649,7 +584,7 @@ pub fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
         av,
         ..Ud::default()
     };
-    u.put(slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
+    put(&u, slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
     Ok(())
 }
 
@@ -668,7 +603,12 @@ fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
 /// `dst` has room (checked by callers).
 fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
     let mut length = 0u32;
-    for (d, s) in dst.as_chunks_mut::<{ Sge::SIZE }>().0.iter_mut().zip(sges) {
+    for (d, s) in dst
+        .as_chunks_mut::<{ size_of::<Sge>() }>()
+        .0
+        .iter_mut()
+        .zip(sges)
+    {
         d.copy_from_slice(s.as_bytes());
         length = length.checked_add(s.length).ok_or(Errno::EINVAL)?;
     }
@@ -687,7 +627,7 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
         dma: dma_info(length, sges.len()),
         ..RecvWqe::default()
     };
-    wqe.put(slot);
+    put(&wqe, slot);
     Ok(())
 }
 
@@ -695,7 +635,7 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
 /// `EINVAL` if the slot is too small to hold one.
 pub fn read_cqe(slot: &[u8]) -> Result<Cqe> {
     let b = slot.get(..CQE_SIZE).ok_or(Errno::EINVAL)?;
-    Ok(Cqe::get(b))
+    Ok(Cqe::from_prefix(b))
 }
 
 #[cfg(test)]

@@ -466,7 +466,7 @@ fn post_and_poll_through_rings() {
         kern.bytes(queue_buf::PRODUCER_INDEX, 4).unwrap(),
         &[1, 0, 0, 0]
     );
-    let wqe = SendWqe::get(kern.bytes(queue_buf::DATA, 256).unwrap());
+    let wqe = SendWqe::from_prefix(kern.bytes(queue_buf::DATA, 256).unwrap());
     assert_eq!(
         (wqe.wr.wr_id, wqe.wr.opcode, wqe.dma.num_sge),
         (0xdead_beef_0000_0001, 2, 2)

@@ -89,14 +89,20 @@ impl<T: Send + Sync + 'static> Slab<T> {
     fn slot_of(&self, p: *const c_void) -> Option<&Slot<T>> {
         let a = p as usize;
         let sz = size_of::<Slot<T>>();
-        let n = self.nchunks.load(Ordering::Acquire);
-        for (i, c) in self.chunks[..n].iter().enumerate() {
-            let base = c.load(Ordering::Relaxed) as usize;
+        let n = self.nchunks.load(Ordering::Acquire).min(MAX_CHUNKS);
+        let mut i = 0;
+        while i < n {
+            let base = self.chunks[i].load(Ordering::Relaxed) as usize;
             let off = a.wrapping_sub(base + Self::val_off());
-            if off < (BASE << i) * sz && off.is_multiple_of(sz) {
+            if off < (BASE << i) * sz {
+                // Inside this chunk: a slot's object, or nothing of ours.
+                if !off.is_multiple_of(sz) {
+                    return None;
+                }
                 // SAFETY: a slot of a chunk we allocated and never free.
                 return Some(unsafe { &*((base + off) as *const Slot<T>) });
             }
+            i += 1;
         }
         None
     }

@@ -82,14 +82,8 @@ pub struct QpState {
     pub rq: Option<Rq>,
     /// Created with ibv_create_qp_ex (`ibv_qp_to_qp_ex` gives its view).
     pub ex: bool,
-    /// What the QP uses, kept alive with it (the kernel refuses to destroy
-    /// them meanwhile anyway).
-    #[allow(dead_code)]
-    pub send_cq: Arc<Obj>,
-    #[allow(dead_code)]
-    pub recv_cq: Arc<Obj>,
-    #[allow(dead_code)]
-    pub srq: Option<Arc<Obj>>,
+    // Not held: the QP's CQs and SRQ (the kernel refuses to destroy them
+    // while the QP uses them, EBUSY).
 }
 
 /// The rxe object of a QP of ours (control path: the record keeps it).
