@@ -24,8 +24,10 @@ ROWS = {
     "poll_cq_empty": ("data", True,
         "user space only. rdma-core takes and releases the CQ's spin lock around a look at the "
         "ring's indices; ours checks the CQ pointer, then loads the two index words without the "
-        "lock (no atomic read-modify-write, no call; valid because each side only advances its "
-        "own index; after a resize the lock is always taken), before any stack frame is set up"),
+        "lock (no call; valid because each side only advances its own index; after a resize the "
+        "lock is always taken), before any stack frame is set up. The pointer check is the "
+        "slab's: an address compare per slab chunk, then the slot's tag under a pin (an atomic "
+        "add and subtract, so that a destroy waits for the call instead of unmapping under it)"),
     "poll_cq_16": ("data", True,
         "user space only: 16 CQEs copied out of the ring into ibv_wc; ours reads the producer "
         "index once and releases all 16 slots with one store (rdma-core: a load and a store per "
@@ -55,9 +57,11 @@ ROWS = {
         "instructions than rdma-core; what is left is the system call"),
     "reg_mr_4k": ("control", True,
         "REG_MR and DEREG_MR kernel commands (pinning one page), the same system calls as "
-        "rdma-core; ours also allocates the MR object and its provider state separately and "
-        "publishes it in the pointer registry (about 2x rdma-core's user-space instructions, "
-        "a few µs under TCG)"),
+        "rdma-core; ours takes a slot of the MR slab (one object: C struct + library record), "
+        "adds a registry record (an Arc: context, kind, event bookkeeping) and a hash-map entry, "
+        "and removes both again (about 2x rdma-core's user-space instructions, a few µs under "
+        "TCG). What would meet 1.0: the registry record inside the slab slot (no second "
+        "allocation) and a lock-free registry lookup"),
     "reg_mr_64m": ("control", True, "the kernel pinning and unpinning 16384 pages"),
     "qp_lifecycle": ("control", True,
         "kernel commands: CREATE_QP, 3 x MODIFY_QP, DESTROY_QP; mmap/munmap of two rings "
@@ -66,18 +70,21 @@ ROWS = {
         "CREATE_CQ + mmap of the ring, munmap + DESTROY_CQ (the same system calls as "
         "rdma-core)"),
     "mem_qp_heap": ("memory", True,
-        "the library's own bookkeeping per QP (malloc). Ours: the object (the C struct "
-        "ibv_qp_ex, its context reference, event counters with their mutex and condvar, the "
-        "provider-state pointer and type), a second allocation for the rxe state (two rings, "
-        "their locks, CQ references) and a registry entry; rdma-core has one rxe_qp. What would "
-        "meet 1.0: the provider state inline in the object (one allocation, no box)"),
+        "the library's own bookkeeping per QP (malloc). Ours: one slab slot per QP (the C "
+        "struct ibv_qp_ex, 352 B, then the rxe state, 216 B: two ring descriptors with their "
+        "locks, limits, the context reference; plus a 16 B tag/pin header), the slab growing in "
+        "chunks of 8, 16, 32... slots (up to half a chunk unused), a registry record (64 B in an "
+        "Arc: kind, context, event counters with mutex and condvar) and a hash-map entry; "
+        "rdma-core has one rxe_qp of about 490 B. What would meet 1.0: the registry record and "
+        "event bookkeeping inside the slot (no separate Arc) and a leaner ring descriptor"),
     "mem_qp_rings": ("memory", True,
         "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
         "requested depth, so equal for any library"),
     "mem_qp_rss": ("memory", True, "heap + touched ring pages"),
     "mem_cq_heap": ("memory", True,
-        "the library's own bookkeeping per CQ (malloc); as for QPs, ours is two allocations "
-        "(object + rxe state) and a registry entry against rdma-core's one rxe_cq"),
+        "the library's own bookkeeping per CQ (malloc); as for QPs: one slab slot (ibv_cq_ex "
+        "288 B + rxe state 120 B + 16 B header, chunked), a registry record and a hash-map entry "
+        "against rdma-core's one rxe_cq"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,
