@@ -422,6 +422,17 @@ def compare_type(r, o, rt):
 GROWS_DOWN = {"struct verbs_context"}
 
 
+def reserved_split(path, old, new):
+    """A reserved byte array that the newer reference shortened to give its tail to
+    new members (e.g. ib_uverbs_query_port_resp_ex.reserved[6] -> [2] + active_speed_ex
+    in rdma-core 64): same place, same element type, fewer elements."""
+    if not path.split(".")[-1].startswith("reserved"):
+        return False
+    mo = re.match(r"size=(\d+) type=(.*)\[(\d+)\]$", old)
+    mn = re.match(r"size=(\d+) type=(.*)\[(\d+)\]$", new)
+    return bool(mo and mn and mo.group(2) == mn.group(2) and int(mn.group(3)) < int(mo.group(3)))
+
+
 def grown_compatibly(k, old, new):
     """True if new (a newer reference's layout of k) keeps every member of old at
     its place: at the same offset (or, for GROWS_DOWN types, all shifted alike)."""
@@ -436,7 +447,7 @@ def grown_compatibly(k, old, new):
         if path not in nm:
             return False
         po, pn = re.match(r"off=(\d+) (.*)$", desc), re.match(r"off=(\d+) (.*)$", nm[path])
-        if po.group(2) != pn.group(2):
+        if po.group(2) != pn.group(2) and not reserved_split(path, po.group(2), pn.group(2)):
             return False
         shifts.add(int(pn.group(1)) - int(po.group(1)))
     return shifts <= {0} or (k in GROWS_DOWN and len(shifts) == 1)

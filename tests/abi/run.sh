@@ -2,7 +2,7 @@
 # The permanent ABI tests (`make abi-test`): our libibverbs against Debian's
 # rdma-core 44 (the reference), then against rdma-core 64's recorded public facts
 # (tests/abi/rdma-core-64/, written by tests/abi/record-64.sh: layout64, consts64,
-# api64, symbols64; see tests/abi/README.md). Six checks against 44, each printing detail lines and one
+# api64, symbols64; see tests/abi/README.md). Six checks against 44 and four against 64, each printing detail lines and one
 # summary line; the script exits non-zero if any fails. The work is done by
 # abi_check.py (needs Debian's python3-pyelftools, hence /usr/bin/python3):
 #
@@ -24,7 +24,7 @@
 #   ABI_REF_INC   reference include dir      (default: /usr/include)
 #   ABI_REF_LIB   reference library          (default: Debian's libibverbs.so.1)
 #   ABI_WORK      scratch dir                (default: build/abi-test)
-#   ABI_CHECKS    which checks to run        (default: all six)
+#   ABI_CHECKS    which checks to run        (default: all ten)
 # e.g. the self-test: tests/abi/run.sh --self-test
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -51,7 +51,7 @@ OUR_INC=${ABI_OUR_INC:-$ROOT/include}
 OUR_LIB=${ABI_OUR_LIB:-$ROOT/build/lib/libibverbs.so.1}
 REF_INC=${ABI_REF_INC:-/usr/include}
 WORK=${ABI_WORK:-$ROOT/build/abi-test}
-CHECKS=${ABI_CHECKS:-layout consts api headers symbols link}
+CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64}
 
 for need in "$PY -c 'import elftools'" "gcc --version" "g++ --version" "objdump --version" \
 	"pkg-config --version" "test -e $REF_INC/infiniband/verbs.h" "test -e $REF_LIB"; do
