@@ -1871,8 +1871,10 @@ int ibv_destroy_qp(struct ibv_qp *qp);
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
 
 /**
- * Which of `flags`' in-order guarantees hold for `op` on this QP; 0 when the
- * provider cannot tell.
+ * Which in-order guarantees hold for `op` on this QP, as rdma-core 64 and the
+ * man page define them: unknown flag bits give 0; WHOLE_MSG implies
+ * ALIGNED_128_BYTES; with RETURN_CAPS the capability vector, else 1 if the
+ * whole message is in order. 0 when the provider cannot tell (rxe).
  */
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
 

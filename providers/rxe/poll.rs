@@ -122,7 +122,7 @@ pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_
             return libc::EINVAL;
         };
         st.lock.lock_raw();
-        // SAFETY: we hold the lock (raw) until end_poll or an empty next_poll.
+        // SAFETY: we hold the lock (raw) until end_poll.
         let inner = unsafe { st.lock.raw_data() };
         inner.cur = inner.queue.consumer_index();
         // SAFETY: our C struct; lock held.
@@ -144,12 +144,15 @@ pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
         };
         // SAFETY: the poller holds the lock since start_poll.
         let inner = unsafe { st.lock.raw_data() };
-        inner.cur = inner.queue.next_index(inner.cur);
+        let prev = inner.cur;
+        inner.cur = inner.queue.next_index(prev);
         // SAFETY: our C struct; lock held.
         if !unsafe { show(cq, inner) } {
-            let _ = inner.queue.publish_consumer(inner.cur);
-            // SAFETY: held since start_poll; `inner` is not used again.
-            unsafe { st.lock.unlock_raw() };
+            // Empty: the span stays open (lock held, the last completion
+            // still current) until end_poll, which the man page requires
+            // after ENOENT too; rdma-core 64 (5e7aa4102, b78b414e0). Releasing
+            // here let a late end_poll close another thread's span.
+            inner.cur = prev;
             crate::entry::set_errno(crate::entry::Errno::ENOENT);
             return libc::ENOENT;
         }
