@@ -14,7 +14,7 @@
  * Self-checking against those statements. */
 #include "../rxe.h"
 
-/* ctest: no-system */
+// ctest: no-system
 
 static struct ibv_mr *reg_ex(struct ibv_pd *pd, uint64_t mask, void *addr, size_t len,
 			     uint64_t iova, const char *what)
