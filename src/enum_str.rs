@@ -59,6 +59,32 @@ pub fn event_type(v: u32) -> &'static CStr {
         c"client reregistration",
         c"GID table change",
         c"WQ fatal",
+        // rdma-core 64; 44 said "unknown" (a 44 library never saw the event).
+        c"Device link speed change",
+    ];
+    lookup(T, 0, v.into())
+}
+
+/// enum ibv_wr_opcode (rdma-core 64's ibv_wr_opcode_str). 12 and 13 have no
+/// opcode: rdma-core's table returns NULL there, we say "unknown".
+pub fn wr_opcode(v: u32) -> &'static CStr {
+    const T: &[&CStr] = &[
+        c"rdma-write",
+        c"rdma-write-with-imm",
+        c"send",
+        c"send-with-imm",
+        c"rdma-read",
+        c"atomic-cmp-and-swp",
+        c"atomic-fetch-and-add",
+        c"local-inv",
+        c"bind-mw",
+        c"send-with-inv",
+        c"tso",
+        c"driver1",
+        UNKNOWN,
+        UNKNOWN,
+        c"flush",
+        c"atomic-write",
     ];
     lookup(T, 0, v.into())
 }

@@ -34,6 +34,17 @@ for c in "$REPO"/c-tests/*.c; do
     printf 'build\tc-tests/%s\tfail\t0\tdoes not compile: %s\n' "$n" "$(grep -m1 error "$run/c-tests/$n.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
   fi
 done
+# rdma-core 64's API (c-tests/v64/*.c) and the seed-page test, against our
+# header (the only one with 64's API), linked with our library's symbols.
+mkdir -p "$run/c-tests-64"
+for c in "$REPO"/c-tests/v64/*.c "$REPO"/c-tests/seeds.c; do
+  n=$(basename "$c" .c); [ "$n" = seeds ] && n=seeds-64hdr
+  [ -z "${VM_TEST_ONLY:-}" ] || [[ c-tests-64/$n =~ $VM_TEST_ONLY ]] || continue
+  # shellcheck disable=SC2086
+  if ! cc -std=gnu11 -O1 -g -Wall -DCTEST_OUR_HEADER -I"$REPO/c-tests" -I"$REPO/include" ${VM_CTESTS_CFLAGS:-} -o "$run/c-tests-64/$n" "$c" -L"$REPO/build/lib" -libverbs -lpthread > "$run/c-tests-64/$n.build.log" 2>&1; then
+    printf 'build\tc-tests-64/%s\tfail\t0\tdoes not compile: %s\n' "$n" "$(grep -m1 error "$run/c-tests-64/$n.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+  fi
+done
 shopt -u nullglob
 # bench/ibv_bench.c for the bench-smoke case (see vm/guest/tests.sh), built the same way.
 if [ -z "${VM_TEST_ONLY:-}" ] || [[ bench-smoke =~ $VM_TEST_ONLY ]]; then
@@ -42,7 +53,7 @@ if [ -z "${VM_TEST_ONLY:-}" ] || [[ bench-smoke =~ $VM_TEST_ONLY ]]; then
 fi
 
 {
-  for v in VM_TEST_LIBS VM_TEST_ONLY VM_CASE_TIMEOUT; do
+  for v in VM_TEST_LIBS VM_TEST_ONLY VM_TEST_MIXED VM_CASE_TIMEOUT; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/vm/guest/tests.sh'"

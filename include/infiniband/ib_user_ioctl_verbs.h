@@ -28,6 +28,7 @@
 
 enum ib_uverbs_core_support {
 	IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS = 0x1,
+	IB_UVERBS_CORE_SUPPORT_ROBUST_UDATA = 0x2, /* rdma-core 64 */
 };
 
 enum ib_uverbs_access_flags {
@@ -39,6 +40,8 @@ enum ib_uverbs_access_flags {
 	IB_UVERBS_ACCESS_ZERO_BASED       = 0x20,
 	IB_UVERBS_ACCESS_ON_DEMAND        = 0x40,
 	IB_UVERBS_ACCESS_HUGETLB          = 0x80,
+	IB_UVERBS_ACCESS_FLUSH_GLOBAL     = 0x100, /* rdma-core 64 */
+	IB_UVERBS_ACCESS_FLUSH_PERSISTENT = 0x200, /* rdma-core 64 */
 	IB_UVERBS_ACCESS_RELAXED_ORDERING = 0x00100000, /* first optional bit */
 	IB_UVERBS_ACCESS_OPTIONAL_RANGE   = 0x3ff00000, /* bits 20..29 */
 };
@@ -188,7 +191,9 @@ enum ib_uverbs_advise_mr_flag {
 struct ib_uverbs_query_port_resp_ex {
 	struct ib_uverbs_query_port_resp legacy_resp;
 	__u16 port_cap_flags2;
-	__u8 reserved[6];
+	/* rdma-core 64 split 44's reserved[6]; same size and offsets. */
+	__u8 reserved[2];
+	__u32 active_speed_ex;
 };
 
 struct ib_uverbs_qp_cap {
@@ -223,6 +228,7 @@ enum rdma_driver_id {
 	RDMA_DRIVER_SIW        = 18,
 	RDMA_DRIVER_ERDMA      = 19,
 	RDMA_DRIVER_MANA       = 20,
+	RDMA_DRIVER_IONIC      = 21, /* rdma-core 64 */
 };
 
 enum ib_uverbs_gid_type {
@@ -237,6 +243,21 @@ struct ib_uverbs_gid_entry {
 	__u32 port_num;
 	__u32 gid_type;
 	__u32 netdev_ifindex;  /* 0 when no net device backs the GID */
+};
+
+/* rdma-core 64: a buffer named by a dma-buf fd or a user virtual address. */
+enum ib_uverbs_buffer_type {
+	IB_UVERBS_BUFFER_TYPE_DMABUF = 0x0,
+	IB_UVERBS_BUFFER_TYPE_VA     = 0x1,
+};
+
+struct ib_uverbs_buffer_desc {
+	__u32 type;
+	__s32 fd;
+	__u32 flags;
+	__u32 optional_flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
 };
 
 #endif /* IB_USER_IOCTL_VERBS_H */

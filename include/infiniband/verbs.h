@@ -43,6 +43,8 @@ struct ibv_flow_action_esp_attr; struct _ibv_device_ops; struct ibv_device;
 struct ibv_context_ops; struct ibv_context; struct ibv_cq_init_attr_ex;
 struct ibv_parent_domain_init_attr; struct ibv_counters_init_attr; struct ibv_counters;
 struct ibv_counter_attach_attr; struct ibv_values_ex; struct verbs_context;
+struct ibv_dmah; struct ibv_dmah_init_attr; struct ibv_buf; struct ibv_mr_init_attr;
+struct ibv_fd_arr;
 
 
 /**
@@ -67,6 +69,11 @@ struct ibv_counter_attach_attr; struct ibv_values_ex; struct verbs_context;
 #define IBV_DEVICE_RAW_SCATTER_FCS (1ull << 34)
 
 #define IBV_DEVICE_PCI_WRITE_END_PADDING (1ull << 36)
+
+/**
+ * rdma-core 64.
+ */
+#define IBV_DEVICE_CC_DMA_BOUNCE (1ull << 41)
 
 #define IBV_LINK_LAYER_UNSPECIFIED 0
 
@@ -156,6 +163,8 @@ enum ibv_odp_transport_cap_bits {
   IBV_ODP_SUPPORT_READ = 8,
   IBV_ODP_SUPPORT_ATOMIC = 16,
   IBV_ODP_SUPPORT_SRQ_RECV = 32,
+  IBV_ODP_SUPPORT_FLUSH = 64,
+  IBV_ODP_SUPPORT_ATOMIC_WRITE = 128,
 };
 
 enum ibv_odp_general_caps {
@@ -249,6 +258,7 @@ enum ibv_port_cap_flags2 {
   IBV_PORT_LINK_WIDTH_2X_SUP = 16,
   IBV_PORT_LINK_SPEED_HDR_SUP = 32,
   IBV_PORT_LINK_SPEED_NDR_SUP = 1024,
+  IBV_PORT_LINK_SPEED_XDR_SUP = 4096,
 };
 
 enum ibv_event_type {
@@ -272,6 +282,7 @@ enum ibv_event_type {
   IBV_EVENT_CLIENT_REREGISTER = 17,
   IBV_EVENT_GID_CHANGE = 18,
   IBV_EVENT_WQ_FATAL = 19,
+  IBV_EVENT_DEVICE_SPEED_CHANGE = 20,
 };
 
 enum ibv_wc_status {
@@ -310,6 +321,7 @@ enum ibv_wc_opcode {
   IBV_WC_BIND_MW = 5,
   IBV_WC_LOCAL_INV = 6,
   IBV_WC_TSO = 7,
+  IBV_WC_FLUSH = 8,
   IBV_WC_ATOMIC_WRITE = 9,
   IBV_WC_RECV = 128,
   IBV_WC_RECV_RDMA_WITH_IMM = 129,
@@ -357,6 +369,8 @@ enum ibv_access_flags {
   IBV_ACCESS_ZERO_BASED = 32,
   IBV_ACCESS_ON_DEMAND = 64,
   IBV_ACCESS_HUGETLB = 128,
+  IBV_ACCESS_FLUSH_GLOBAL = 256,
+  IBV_ACCESS_FLUSH_PERSISTENT = 512,
   IBV_ACCESS_RELAXED_ORDERING = 1048576,
 };
 
@@ -500,6 +514,7 @@ enum ibv_qp_create_send_ops_flags {
   IBV_QP_EX_WITH_BIND_MW = 256,
   IBV_QP_EX_WITH_SEND_WITH_INV = 512,
   IBV_QP_EX_WITH_TSO = 1024,
+  IBV_QP_EX_WITH_FLUSH = 2048,
   IBV_QP_EX_WITH_ATOMIC_WRITE = 4096,
 };
 
@@ -566,6 +581,7 @@ enum ibv_wr_opcode {
   IBV_WR_SEND_WITH_INV = 9,
   IBV_WR_TSO = 10,
   IBV_WR_DRIVER1 = 11,
+  IBV_WR_FLUSH = 14,
   IBV_WR_ATOMIC_WRITE = 15,
 };
 
@@ -640,6 +656,7 @@ enum ibv_create_cq_attr_flags {
 enum ibv_parent_domain_init_attr_mask {
   IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = 1,
   IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = 2,
+  IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = 4,
 };
 
 enum ibv_counter_description {
@@ -665,6 +682,65 @@ enum ibv_rereg_mr_err_code {
 };
 
 /**
+ * What `ibv_dmah_init_attr` sets.
+ */
+enum ibv_dmah_init_attr_mask {
+  IBV_DMAH_INIT_ATTR_MASK_CPU_ID = 1,
+  IBV_DMAH_INIT_ATTR_MASK_PH = 2,
+  IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE = 4,
+};
+
+enum ibv_tph_mem_type {
+  IBV_TPH_MEM_TYPE_VM = 0,
+  IBV_TPH_MEM_TYPE_PM = 1,
+};
+
+/**
+ * Which fields of `ibv_mr_init_attr` are set.
+ */
+enum ibv_mr_init_attr_mask {
+  IBV_REG_MR_MASK_IOVA = 1,
+  IBV_REG_MR_MASK_ADDR = 2,
+  IBV_REG_MR_MASK_FD = 4,
+  IBV_REG_MR_MASK_FD_OFFSET = 8,
+  IBV_REG_MR_MASK_DMAH = 16,
+  IBV_REG_MR_MASK_BUF = 32,
+};
+
+/**
+ * `flags` of `ibv_query_qp_data_in_order` (rdma-core 64).
+ */
+enum ibv_query_qp_data_in_order_flags {
+  IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 1,
+  IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY = 2,
+};
+
+/**
+ * The capability vector `ibv_query_qp_data_in_order` returns with
+ * `IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS` (rdma-core 64).
+ */
+enum ibv_query_qp_data_in_order_caps {
+  IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = 1,
+  IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 2,
+};
+
+/**
+ * Where an RDMA FLUSH makes data visible (`type` of `ibv_wr_flush`).
+ */
+enum ibv_placement_type {
+  IBV_FLUSH_GLOBAL = 1,
+  IBV_FLUSH_PERSISTENT = 2,
+};
+
+/**
+ * What an RDMA FLUSH covers (`level` of `ibv_wr_flush`).
+ */
+enum ibv_selectivity_level {
+  IBV_FLUSH_RANGE = 0,
+  IBV_FLUSH_MR = 1,
+};
+
+/**
  * An errno value, the error currency of libibverbs.
  */
 struct Errno;
@@ -673,6 +749,11 @@ struct Errno;
  * The pre-1.1 `ibv_port_attr` of the compat `query_port` slot; never defined.
  */
 struct _compat_ibv_port_attr;
+
+/**
+ * A buffer of `ibv_alloc_buf`; opaque to C (rdma-core 64).
+ */
+struct ibv_buf;
 
 /**
  * Library-private part of `verbs_context`; opaque to applications.
@@ -918,6 +999,28 @@ struct ibv_grh {
   union ibv_gid dgid;
 };
 
+struct ibv_dm {
+  struct ibv_context *context;
+  int (*memcpy_to_dm)(struct ibv_dm *dm, uint64_t dm_offset, const void *host_addr, size_t length);
+  int (*memcpy_from_dm)(void *host_addr, struct ibv_dm *dm, uint64_t dm_offset, size_t length);
+  uint32_t comp_mask;
+  uint32_t handle;
+};
+
+/**
+ * A DMA handle (rdma-core 64; no provider here can make one).
+ */
+struct ibv_dmah {
+  struct ibv_context *context;
+};
+
+struct ibv_dmah_init_attr {
+  uint32_t comp_mask;
+  uint32_t cpu_id;
+  uint8_t ph;
+  uint8_t tph_mem_type;
+};
+
 struct ibv_wq {
   struct ibv_context *context;
   void *wq_context;
@@ -947,12 +1050,19 @@ struct ibv_async_event {
   enum ibv_event_type event_type;
 };
 
-struct ibv_dm {
-  struct ibv_context *context;
-  int (*memcpy_to_dm)(struct ibv_dm *dm, uint64_t dm_offset, const void *host_addr, size_t length);
-  int (*memcpy_from_dm)(void *host_addr, struct ibv_dm *dm, uint64_t dm_offset, size_t length);
-  uint32_t comp_mask;
-  uint32_t handle;
+/**
+ * The request of `ibv_reg_mr_ex` (rdma-core 64).
+ */
+struct ibv_mr_init_attr {
+  size_t length;
+  int access;
+  uint64_t comp_mask;
+  uint64_t iova;
+  void *addr;
+  int fd;
+  uint64_t fd_offset;
+  struct ibv_dmah *dmah;
+  struct ibv_buf *buf;
 };
 
 struct ibv_qp_cap {
@@ -1033,6 +1143,10 @@ struct ibv_qp_ex {
   int (*wr_complete)(struct ibv_qp_ex *qp);
   void (*wr_abort)(struct ibv_qp_ex *qp);
   void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr);
+  /**
+   * rdma-core 64: after every member of 44's `ibv_qp_ex`.
+   */
+  void (*wr_flush)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len, uint8_t type_, uint8_t level);
 };
 
 struct ibv_ece {
@@ -1162,6 +1276,10 @@ struct ibv_port_attr {
   uint8_t link_layer;
   uint8_t flags;
   uint16_t port_cap_flags2;
+  /**
+   * rdma-core 64; callers built against 44 pass the 52 bytes before it.
+   */
+  uint32_t active_speed_ex;
 };
 
 struct ibv_td_init_attr {
@@ -1558,6 +1676,12 @@ struct ibv_values_ex {
 };
 
 struct verbs_context {
+  void (*free_buf)(struct ibv_buf *buf);
+  void *(*alloc_buf)(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+  int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+  struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd, struct ibv_mr_init_attr *mr_init_attr);
+  int (*dealloc_dmah)(struct ibv_dmah *dmah);
+  struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context, struct ibv_dmah_init_attr *attr);
   int (*query_port)(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr, size_t port_attr_len);
   int (*advise_mr)(struct ibv_pd *pd, enum ib_uverbs_advise_mr_advice advice, uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges);
   struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
@@ -1601,6 +1725,14 @@ struct verbs_context {
   struct ibv_context context;
 };
 
+/**
+ * An array of file descriptors (rdma-core 64).
+ */
+struct ibv_fd_arr {
+  int *arr;
+  uint32_t count;
+};
+
 
 
 
@@ -1639,6 +1771,12 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struc
 
 int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr, uint8_t *eth_mac, uint16_t *vid);
 
+void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+
+void ibv_free_buf(struct ibv_buf *buf);
+
+struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
+
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context);
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel);
@@ -1669,6 +1807,16 @@ struct ibv_context *ibv_import_device(int cmd_fd);
 
 int ibv_close_device(struct ibv_context *context);
 
+int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm);
+
+struct ibv_dmah *ibv_alloc_dmah(struct ibv_context *context, struct ibv_dmah_init_attr *attr);
+
+/**
+ * No provider of ours makes DMA handles, so no pointer is a live one of ours:
+ * EINVAL (rdma-core would follow `dmah->context` into its provider's op).
+ */
+int ibv_dealloc_dmah(struct ibv_dmah *dmah);
+
 int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event);
 
 void ibv_ack_async_event(struct ibv_async_event *event);
@@ -1676,6 +1824,8 @@ void ibv_ack_async_event(struct ibv_async_event *event);
 int ibv_fork_init(void);
 
 enum ibv_fork_status ibv_is_fork_initialized(void);
+
+struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *mr_init_attr);
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
 
@@ -1708,6 +1858,8 @@ struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle);
 
 void ibv_unimport_dm(struct ibv_dm *dm);
 
+int ibv_query_port_speed(struct ibv_context *context, uint32_t port_num, uint64_t *port_speed);
+
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr);
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
@@ -1719,8 +1871,10 @@ int ibv_destroy_qp(struct ibv_qp *qp);
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
 
 /**
- * Which of `flags`' in-order guarantees hold for `op` on this QP; 0 when the
- * provider cannot tell.
+ * Which in-order guarantees hold for `op` on this QP, as rdma-core 64 and the
+ * man page define them: unknown flag bits give 0; WHOLE_MSG implies
+ * ALIGNED_128_BYTES; with RETURN_CAPS the capability vector, else 1 if the
+ * whole message is in order. 0 when the provider cannot tell (rxe).
  */
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
 
@@ -1761,6 +1915,11 @@ const char *ibv_port_state_str(enum ibv_port_state port_state);
 const char *ibv_event_type_str(enum ibv_event_type event);
 
 const char *ibv_wc_status_str(enum ibv_wc_status status);
+
+/**
+ * rdma-core 64 (IBVERBS_PRIVATE_64, declared in its verbs.h).
+ */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 
 int ibv_rate_to_mult(enum ibv_rate rate);
 

@@ -231,6 +231,15 @@ static inline void ibv_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey,
 	qp->wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
 }
 
+/* rdma-core 64: RDMA FLUSH (type: enum ibv_placement_type, level: enum
+ * ibv_selectivity_level). */
+static inline void ibv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
+				uint64_t remote_addr, size_t len, uint8_t type,
+				uint8_t level)
+{
+	qp->wr_flush(qp, rkey, remote_addr, len, type, level);
+}
+
 /* ------------------------------------------------------------------------
  * Extended CQ polling: direct calls into ibv_cq_ex.
  */

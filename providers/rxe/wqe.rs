@@ -570,6 +570,28 @@ pub fn set_atomic_write(slot: &mut [u8], data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+wire! {
+    /// `wr.flush` of `struct rxe_send_wr` (kernels from 6.2 on); `pad` is C's
+    /// implicit tail padding.
+    pub struct Flush = 24 {
+        pub remote_addr: u64,
+        pub length: u32,
+        pub rkey: u32,
+        pub type_: u8,
+        pub level: u8,
+        pub pad: [u8; 6],
+    }
+}
+
+/// `ibv_wr_flush` (rdma-core 64) on a WQE written by [`write_send_header`]:
+/// the flush fields replace the RDMA ones and the range's length is the
+/// WQE's DMA length, as rdma-core's rxe encodes it.
+pub fn set_flush(slot: &mut [u8], f: &Flush) -> Result<()> {
+    f.put(slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
+    set_dma(slot, f.length, 0);
+    Ok(())
+}
+
 /// `ibv_wr_set_ud_addr`: the UD destination of the WQE.
 pub fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
     let av = match (ud.ah_num, ud.av) {

@@ -520,3 +520,93 @@ fn encode_loop() {
         .unwrap();
     }
 }
+
+/// rdma-core 64's ibv_wr_flush and ibv_wr_atomic_write WQEs (offsets of
+/// `struct rxe_send_wqe` in rdma-core 64's rdma_user_rxe.h).
+#[test]
+fn flush_and_atomic_write() {
+    let op = |opcode| SendOp::Other {
+        opcode,
+        ex: 0,
+        remote_addr: 0x7f00_1234_5000,
+        rkey: 0x66,
+    };
+    let mut slot = vec![0xaau8; SLOT];
+    write_send_header(&mut slot, 0x42, &op(14), 2, 3).unwrap();
+    let f = Flush {
+        remote_addr: 0x7f00_1234_5000,
+        length: 4096,
+        rkey: 0x66,
+        type_: 1,
+        level: 0,
+        pad: [0; 6],
+    };
+    set_flush(&mut slot, &f).unwrap();
+    let mut e = vec![0u8; SLOT];
+    e[SEND_WQE_SIZE..].fill(0xaa);
+    p64(&mut e, 0, 0x42);
+    p32(&mut e, 12, 14); // IBV_WR_FLUSH
+    p32(&mut e, 16, 2);
+    p64(&mut e, 24, 0x7f00_1234_5000); // wr.flush.remote_addr
+    p32(&mut e, 32, 4096); // wr.flush.length
+    p32(&mut e, 36, 0x66); // wr.flush.rkey
+    e[40] = 1; // wr.flush.type
+    e[41] = 0; // wr.flush.level
+    p64(&mut e, 152, 0x7f00_1234_5000); // iova
+    p32(&mut e, 176, 3); // ssn
+    p32(&mut e, 184, 4096); // dma.length
+    p32(&mut e, 188, 4096); // dma.resid
+    assert_eq!(slot, e);
+
+    let mut slot = vec![0xaau8; SLOT];
+    write_send_header(&mut slot, 0x43, &op(15), 2, 4).unwrap();
+    set_atomic_write(&mut slot, &0x1122_3344_5566_7788u64.to_ne_bytes()).unwrap();
+    let mut e = vec![0u8; SLOT];
+    e[SEND_WQE_SIZE..].fill(0xaa);
+    p64(&mut e, 0, 0x43);
+    p32(&mut e, 12, 15); // IBV_WR_ATOMIC_WRITE
+    p32(&mut e, 16, 2);
+    p64(&mut e, 24, 0x7f00_1234_5000); // wr.rdma.remote_addr
+    p32(&mut e, 32, 0x66); // wr.rdma.rkey
+    p64(&mut e, 152, 0x7f00_1234_5000); // iova
+    p32(&mut e, 176, 4); // ssn
+    p32(&mut e, 184, 8); // dma.length
+    p32(&mut e, 188, 8); // dma.resid
+    p64(&mut e, SEND_WQE_SIZE, 0x1122_3344_5566_7788); // dma.atomic_wr
+    assert_eq!(slot, e);
+}
+
+/// rdma-core fixes between 44 and 64 in the ibv_wr_* setters (406cd2ad0:
+/// wr_set_sge_list summed the first SGE N times; 1e8ed0aff:
+/// wr_set_inline_data_list never added up the buffers, so neither the bound
+/// nor dma.length held): the DMA length is the sum, and the inline bound is
+/// on the total.
+#[test]
+fn setters_sum_every_entry() {
+    let mut slot = vec![0u8; SLOT];
+    write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
+    set_send_sges(&mut slot, &SGES, 4).unwrap();
+    assert_eq!(u32::get(&slot[184..]), 128, "dma.length = 100 + 28");
+    assert_eq!(u32::get(&slot[188..]), 128, "dma.resid");
+    assert_eq!(u32::get(&slot[196..]), 2, "dma.num_sge");
+
+    let (a, b) = ([1u8; 40], [2u8; 20]);
+    let mut slot = vec![0u8; SLOT];
+    write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
+    set_send_inline(&mut slot, [&a[..], &b[..]].into_iter(), 64).unwrap();
+    assert_eq!(u32::get(&slot[184..]), 60, "dma.length = 40 + 20");
+    assert_eq!(&slot[SEND_WQE_SIZE..SEND_WQE_SIZE + 40], &a[..]);
+    assert_eq!(&slot[SEND_WQE_SIZE + 40..SEND_WQE_SIZE + 60], &b[..]);
+    // Each buffer fits max_inline (64), their total does not.
+    let c = [3u8; 40];
+    let mut slot = vec![0u8; SLOT];
+    write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
+    assert_eq!(
+        set_send_inline(&mut slot, [&a[..], &c[..]].into_iter(), 64),
+        Err(Errno(libc::ENOSPC))
+    );
+    assert!(
+        slot[SEND_WQE_SIZE + 64..].iter().all(|&x| x == 0),
+        "nothing past max_inline"
+    );
+}

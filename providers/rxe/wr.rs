@@ -45,6 +45,9 @@ pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
     if has(IBV_QP_EX_WITH_ATOMIC_WRITE) {
         c.wr_atomic_write = Some(wr_atomic_write);
     }
+    if has(IBV_QP_EX_WITH_FLUSH) {
+        c.wr_flush = Some(wr_flush);
+    }
     if has(IBV_QP_EX_WITH_RDMA_READ) {
         c.wr_rdma_read = Some(wr_rdma_read);
     }
@@ -262,6 +265,41 @@ unsafe extern "C" fn wr_atomic_write(
             build_in(q, sq, op);
             amend_in(&q.st, sq, |_, slot| wqe::set_atomic_write(slot, data));
         });
+    })
+}
+
+/// `ibv_wr_flush` (rdma-core 64): makes `len` bytes at the target placed
+/// (`type`: global or persistent; `level`: the range or the whole MR). The
+/// kernel checks the MR's FLUSH access; kernels before 6.2 complete it in error.
+unsafe extern "C" fn wr_flush(
+    p: *mut ibv_qp_ex,
+    rkey: u32,
+    remote_addr: u64,
+    len: usize,
+    type_: u8,
+    level: u8,
+) {
+    entry!(value(()), wr_flush(p, rkey, remote_addr, len, type_, level) {
+        let f = wqe::Flush {
+            remote_addr,
+            // rdma-core stores the length in 32 bits.
+            length: len as u32,
+            rkey,
+            type_,
+            level,
+            pad: [0; 6],
+        };
+        let op = SendOp::Other {
+            opcode: ibv_wr_opcode::IBV_WR_FLUSH.0,
+            ex: 0,
+            remote_addr,
+            rkey,
+        };
+        // SAFETY: C's QP pointer inside its batch (verbs contract).
+        unsafe {
+            build(p, op);
+            amend(p, |_, slot| wqe::set_flush(slot, &f));
+        }
     })
 }
 

@@ -107,6 +107,24 @@ layout!(ibv_values_ex, 24, 8; comp_mask: 0, raw_clock: 8);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct verbs_context {
+    // rdma-core 64's ops, before 44's: the struct grows towards lower addresses
+    // (programs reach it by container_of from `context`), so 44's members keep
+    // their place relative to `context` and a 44 caller sees a 44 verbs_context.
+    pub free_buf: Option<unsafe extern "C" fn(buf: *mut ibv_buf)>,
+    pub alloc_buf: Option<
+        unsafe extern "C" fn(pd: *mut ibv_pd, size: usize, buf: *mut *mut ibv_buf) -> *mut c_void,
+    >,
+    pub dm_export_dmabuf_fd: Option<unsafe extern "C" fn(dm: *mut ibv_dm) -> c_int>,
+    pub reg_mr_ex: Option<
+        unsafe extern "C" fn(pd: *mut ibv_pd, mr_init_attr: *mut ibv_mr_init_attr) -> *mut ibv_mr,
+    >,
+    pub dealloc_dmah: Option<unsafe extern "C" fn(dmah: *mut ibv_dmah) -> c_int>,
+    pub alloc_dmah: Option<
+        unsafe extern "C" fn(
+            context: *mut ibv_context,
+            attr: *mut ibv_dmah_init_attr,
+        ) -> *mut ibv_dmah,
+    >,
     pub query_port: Option<
         unsafe extern "C" fn(
             context: *mut ibv_context,
@@ -268,17 +286,19 @@ pub struct verbs_context {
     pub sz: usize,
     pub context: ibv_context,
 }
-layout!(verbs_context, 648, 8;
-    query_port: 0, advise_mr: 8, alloc_null_mr: 16, read_counters: 24,
-    attach_counters_point_flow: 32, create_counters: 40, destroy_counters: 48, reg_dm_mr: 56,
-    alloc_dm: 64, free_dm: 72, modify_flow_action_esp: 80, destroy_flow_action: 88,
-    create_flow_action_esp: 96, modify_qp_rate_limit: 104, alloc_parent_domain: 112,
-    dealloc_td: 120, alloc_td: 128, modify_cq: 136, post_srq_ops: 144, destroy_rwq_ind_table: 152,
-    create_rwq_ind_table: 160, destroy_wq: 168, modify_wq: 176, create_wq: 184,
-    query_rt_values: 192, create_cq_ex: 200, r#priv: 208, query_device_ex: 216,
-    ibv_destroy_flow: 224, ABI_placeholder2: 232, ibv_create_flow: 240, ABI_placeholder1: 248,
-    open_qp: 256, create_qp_ex: 264, get_srq_num: 272, create_srq_ex: 280, open_xrcd: 288,
-    close_xrcd: 296, _ABI_placeholder3: 304, sz: 312, context: 320,
+layout!(verbs_context, 696, 8;
+    free_buf: 0, alloc_buf: 8, dm_export_dmabuf_fd: 16, reg_mr_ex: 24, dealloc_dmah: 32,
+    alloc_dmah: 40,
+    query_port: 48, advise_mr: 56, alloc_null_mr: 64, read_counters: 72,
+    attach_counters_point_flow: 80, create_counters: 88, destroy_counters: 96, reg_dm_mr: 104,
+    alloc_dm: 112, free_dm: 120, modify_flow_action_esp: 128, destroy_flow_action: 136,
+    create_flow_action_esp: 144, modify_qp_rate_limit: 152, alloc_parent_domain: 160,
+    dealloc_td: 168, alloc_td: 176, modify_cq: 184, post_srq_ops: 192, destroy_rwq_ind_table: 200,
+    create_rwq_ind_table: 208, destroy_wq: 216, modify_wq: 224, create_wq: 232,
+    query_rt_values: 240, create_cq_ex: 248, r#priv: 256, query_device_ex: 264,
+    ibv_destroy_flow: 272, ABI_placeholder2: 280, ibv_create_flow: 288, ABI_placeholder1: 296,
+    open_qp: 304, create_qp_ex: 312, get_srq_num: 320, create_srq_ex: 328, open_xrcd: 336,
+    close_xrcd: 344, _ABI_placeholder3: 352, sz: 360, context: 368,
 );
 
 #[doc(hidden)]

@@ -276,10 +276,13 @@ pub enum ibv_odp_transport_cap_bits_enum {
     IBV_ODP_SUPPORT_READ = 0x8,
     IBV_ODP_SUPPORT_ATOMIC = 0x10,
     IBV_ODP_SUPPORT_SRQ_RECV = 0x20,
+    IBV_ODP_SUPPORT_FLUSH = 0x40,
+    IBV_ODP_SUPPORT_ATOMIC_WRITE = 0x80,
 }
 c_enum!(ibv_odp_transport_cap_bits: u32 = ibv_odp_transport_cap_bits_enum {
     IBV_ODP_SUPPORT_SEND, IBV_ODP_SUPPORT_RECV, IBV_ODP_SUPPORT_WRITE, IBV_ODP_SUPPORT_READ,
-    IBV_ODP_SUPPORT_ATOMIC, IBV_ODP_SUPPORT_SRQ_RECV,
+    IBV_ODP_SUPPORT_ATOMIC, IBV_ODP_SUPPORT_SRQ_RECV, IBV_ODP_SUPPORT_FLUSH,
+    IBV_ODP_SUPPORT_ATOMIC_WRITE,
 });
 
 #[doc(hidden)]
@@ -324,3 +327,5 @@ pub const IBV_SYSFS_PATH_MAX: usize = 0x100;
 /// `ibv_device_attr_ex::device_cap_flags_ex`; C has them as macros.
 pub const IBV_DEVICE_RAW_SCATTER_FCS: u64 = 1u64 << 34;
 pub const IBV_DEVICE_PCI_WRITE_END_PADDING: u64 = 1u64 << 36;
+/// rdma-core 64.
+pub const IBV_DEVICE_CC_DMA_BOUNCE: u64 = 1u64 << 41;

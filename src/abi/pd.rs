@@ -58,7 +58,9 @@ layout!(ibv_parent_domain_init_attr, 48, 8;
 pub enum ibv_parent_domain_init_attr_mask_enum {
     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = 1,
     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = 2,
+    IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = 4,
 }
 c_enum!(ibv_parent_domain_init_attr_mask: u32 = ibv_parent_domain_init_attr_mask_enum {
     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS, IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+    IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC,
 });

@@ -27,12 +27,15 @@ pub struct ibv_port_attr {
     pub link_layer: u8,
     pub flags: u8,
     pub port_cap_flags2: u16,
+    /// rdma-core 64; callers built against 44 pass the 52 bytes before it.
+    pub active_speed_ex: u32,
 }
-layout!(ibv_port_attr, 52, 4;
+layout!(ibv_port_attr, 56, 4;
     state: 0, max_mtu: 4, active_mtu: 8, gid_tbl_len: 12, port_cap_flags: 16, max_msg_sz: 20,
     bad_pkey_cntr: 24, qkey_viol_cntr: 28, pkey_tbl_len: 32, lid: 34, sm_lid: 36, lmc: 38,
     max_vl_num: 39, sm_sl: 40, subnet_timeout: 41, init_type_reply: 42, active_width: 43,
     active_speed: 44, phys_state: 45, link_layer: 46, flags: 47, port_cap_flags2: 48,
+    active_speed_ex: 52,
 );
 
 #[doc(hidden)]
@@ -111,11 +114,12 @@ pub enum ibv_port_cap_flags2_enum {
     IBV_PORT_LINK_WIDTH_2X_SUP = 0x10,
     IBV_PORT_LINK_SPEED_HDR_SUP = 0x20,
     IBV_PORT_LINK_SPEED_NDR_SUP = 0x400,
+    IBV_PORT_LINK_SPEED_XDR_SUP = 0x1000,
 }
 c_enum!(ibv_port_cap_flags2: u32 = ibv_port_cap_flags2_enum {
     IBV_PORT_SET_NODE_DESC_SUP, IBV_PORT_INFO_EXT_SUP, IBV_PORT_VIRT_SUP,
     IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP, IBV_PORT_LINK_WIDTH_2X_SUP, IBV_PORT_LINK_SPEED_HDR_SUP,
-    IBV_PORT_LINK_SPEED_NDR_SUP,
+    IBV_PORT_LINK_SPEED_NDR_SUP, IBV_PORT_LINK_SPEED_XDR_SUP,
 });
 
 pub const IBV_LINK_LAYER_UNSPECIFIED: u32 = 0;

@@ -218,14 +218,25 @@ pub struct ibv_qp_ex {
             atomic_wr: *const c_void,
         ),
     >,
+    /// rdma-core 64: after every member of 44's `ibv_qp_ex`.
+    pub wr_flush: Option<
+        unsafe extern "C" fn(
+            qp: *mut ibv_qp_ex,
+            rkey: u32,
+            remote_addr: u64,
+            len: usize,
+            type_: u8,
+            level: u8,
+        ),
+    >,
 }
-layout!(ibv_qp_ex, 352, 8;
+layout!(ibv_qp_ex, 360, 8;
     qp_base: 0, comp_mask: 160, wr_id: 168, wr_flags: 176, wr_atomic_cmp_swp: 184,
     wr_atomic_fetch_add: 192, wr_bind_mw: 200, wr_local_inv: 208, wr_rdma_read: 216,
     wr_rdma_write: 224, wr_rdma_write_imm: 232, wr_send: 240, wr_send_imm: 248, wr_send_inv: 256,
     wr_send_tso: 264, wr_set_ud_addr: 272, wr_set_xrc_srqn: 280, wr_set_inline_data: 288,
     wr_set_inline_data_list: 296, wr_set_sge: 304, wr_set_sge_list: 312, wr_start: 320,
-    wr_complete: 328, wr_abort: 336, wr_atomic_write: 344,
+    wr_complete: 328, wr_abort: 336, wr_atomic_write: 344, wr_flush: 352,
 );
 
 #[repr(C)]
@@ -328,13 +339,15 @@ pub enum ibv_qp_create_send_ops_flags_enum {
     IBV_QP_EX_WITH_BIND_MW = 0x100,
     IBV_QP_EX_WITH_SEND_WITH_INV = 0x200,
     IBV_QP_EX_WITH_TSO = 0x400,
+    IBV_QP_EX_WITH_FLUSH = 0x800,
     IBV_QP_EX_WITH_ATOMIC_WRITE = 0x1000,
 }
 c_enum!(ibv_qp_create_send_ops_flags: u32 = ibv_qp_create_send_ops_flags_enum {
     IBV_QP_EX_WITH_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, IBV_QP_EX_WITH_SEND,
     IBV_QP_EX_WITH_SEND_WITH_IMM, IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_BIND_MW,
-    IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_ATOMIC_WRITE,
+    IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_FLUSH,
+    IBV_QP_EX_WITH_ATOMIC_WRITE,
 });
 
 #[doc(hidden)]
@@ -383,6 +396,29 @@ c_enum!(ibv_qp_attr_mask: u32 = ibv_qp_attr_mask_enum {
     IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_RQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC, IBV_QP_ALT_PATH,
     IBV_QP_MIN_RNR_TIMER, IBV_QP_SQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_PATH_MIG_STATE,
     IBV_QP_CAP, IBV_QP_DEST_QPN, IBV_QP_RATE_LIMIT,
+});
+
+/// `flags` of `ibv_query_qp_data_in_order` (rdma-core 64).
+#[doc(hidden)]
+#[repr(C)]
+pub enum ibv_query_qp_data_in_order_flags_enum {
+    IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 0x1,
+    IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY = 0x2,
+}
+c_enum!(ibv_query_qp_data_in_order_flags: u32 = ibv_query_qp_data_in_order_flags_enum {
+    IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS, IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY,
+});
+
+/// The capability vector `ibv_query_qp_data_in_order` returns with
+/// `IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS` (rdma-core 64).
+#[doc(hidden)]
+#[repr(C)]
+pub enum ibv_query_qp_data_in_order_caps_enum {
+    IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = 0x1,
+    IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 0x2,
+}
+c_enum!(ibv_query_qp_data_in_order_caps: u32 = ibv_query_qp_data_in_order_caps_enum {
+    IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG, IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES,
 });
 
 #[doc(hidden)]

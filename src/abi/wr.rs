@@ -141,12 +141,14 @@ pub enum ibv_wr_opcode_enum {
     IBV_WR_SEND_WITH_INV = 9,
     IBV_WR_TSO = 10,
     IBV_WR_DRIVER1 = 11,
+    IBV_WR_FLUSH = 14,
     IBV_WR_ATOMIC_WRITE = 15,
 }
 c_enum!(ibv_wr_opcode: u32 = ibv_wr_opcode_enum {
     IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND, IBV_WR_SEND_WITH_IMM,
     IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV,
-    IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO, IBV_WR_DRIVER1, IBV_WR_ATOMIC_WRITE,
+    IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO, IBV_WR_DRIVER1, IBV_WR_FLUSH,
+    IBV_WR_ATOMIC_WRITE,
 });
 
 #[doc(hidden)]
@@ -161,3 +163,34 @@ pub enum ibv_send_flags_enum {
 c_enum!(ibv_send_flags: u32 = ibv_send_flags_enum {
     IBV_SEND_FENCE, IBV_SEND_SIGNALED, IBV_SEND_SOLICITED, IBV_SEND_INLINE, IBV_SEND_IP_CSUM,
 });
+
+/// Where an RDMA FLUSH makes data visible (`type` of `ibv_wr_flush`).
+#[doc(hidden)]
+#[repr(C)]
+pub enum ibv_placement_type_enum {
+    IBV_FLUSH_GLOBAL = 0x1,
+    IBV_FLUSH_PERSISTENT = 0x2,
+}
+c_enum!(ibv_placement_type: u32 = ibv_placement_type_enum {
+    IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT,
+});
+
+/// What an RDMA FLUSH covers (`level` of `ibv_wr_flush`).
+#[doc(hidden)]
+#[repr(C)]
+pub enum ibv_selectivity_level_enum {
+    IBV_FLUSH_RANGE = 0,
+    IBV_FLUSH_MR = 1,
+}
+c_enum!(ibv_selectivity_level: u32 = ibv_selectivity_level_enum {
+    IBV_FLUSH_RANGE, IBV_FLUSH_MR,
+});
+
+/// An array of file descriptors (rdma-core 64).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ibv_fd_arr {
+    pub arr: *mut c_int,
+    pub count: u32,
+}
+layout!(ibv_fd_arr, 16, 8; arr: 0, count: 8);

@@ -264,4 +264,23 @@ pub trait ContextOps: Send + Sync {
     fn close(&self, ctx: &Context) -> Result<()> {
         Ok(())
     }
+    // ---- rdma-core 64 verbs (branch abi64) ----
+    /// ibv_query_port_speed: the port's effective speed in 100 Mb/s units.
+    /// rdma-core 64's rxe provider has no such op (EOPNOTSUPP).
+    fn query_port_speed(&self, ctx: &Context, port: u32) -> Result<u64> {
+        Err(NO)
+    }
+    /// ibv_alloc_dmah: a DMA handle (TPH steering); no provider here has one.
+    fn alloc_dmah(
+        &self,
+        ctx: &Context,
+        attr: Option<&ibv_dmah_init_attr>,
+    ) -> Result<*mut ibv_dmah> {
+        Err(NO)
+    }
+    /// ibv_dm_export_dmabuf_fd: a dma-buf fd for device memory.
+    fn dm_export_dmabuf_fd(&self, dm: &Dm) -> Result<c_int> {
+        Err(NO)
+    }
+    // ---- end rdma-core 64 ----
 }

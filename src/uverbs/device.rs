@@ -220,7 +220,8 @@ kstruct! {
     pub struct QueryPortRespEx = 48 {
         pub legacy_resp: QueryPortResp,
         pub port_cap_flags2: u16,
-        pub reserved: [u8; 6],
+        pub reserved: [u8; 2],
+        pub active_speed_ex: u32,
     }
 }
 

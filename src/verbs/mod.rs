@@ -9,17 +9,22 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod ah;
+pub mod buf;
 pub mod compat;
 pub mod cq;
 pub mod device;
+pub mod dm_export;
+pub mod dmah;
 /// cbindgen:ignore
 pub mod driver;
 pub mod dummy;
 pub mod event;
 pub mod fork;
 pub mod kern;
+pub mod mr_ex;
 pub mod mw;
 pub mod pd;
+pub mod port_speed;
 pub mod qp;
 pub mod query;
 pub mod srq;

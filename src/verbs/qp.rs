@@ -74,8 +74,10 @@ pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
     })
 }
 
-/// Which of `flags`' in-order guarantees hold for `op` on this QP; 0 when the
-/// provider cannot tell.
+/// Which in-order guarantees hold for `op` on this QP, as rdma-core 64 and the
+/// man page define them: unknown flag bits give 0; WHOLE_MSG implies
+/// ALIGNED_128_BYTES; with RETURN_CAPS the capability vector, else 1 if the
+/// whole message is in order. 0 when the provider cannot tell (rxe).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_query_qp_data_in_order(
     qp: *mut ibv_qp,
@@ -84,10 +86,59 @@ pub unsafe extern "C" fn ibv_query_qp_data_in_order(
 ) -> c_int {
     entry!(value(0), ibv_query_qp_data_in_order(qp, op, flags) {
         match object::get::<_, Context>(qp) {
-            Ok(qp) => qp.ctx.ops.query_qp_data_in_order(&qp, op, flags),
+            Ok(qp) => data_in_order(flags, |f| qp.ctx.ops.query_qp_data_in_order(&qp, op, f)),
             Err(_) => 0,
         }
     })
+}
+
+/// The library's part of ibv_query_qp_data_in_order around the provider's answer.
+pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
+    let known = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS | IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
+    if flags & !known != 0 {
+        return 0;
+    }
+    let mut caps = provider(flags) as u32;
+    if caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG != 0 {
+        caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+    }
+    if flags & IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS != 0 {
+        caps as c_int
+    } else {
+        c_int::from(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG != 0)
+    }
+}
+
+#[cfg(test)]
+mod data_in_order_tests {
+    use super::*;
+
+    #[test]
+    fn flags_follow_the_man_page() {
+        const CAPS: u32 = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS;
+        const DEV: u32 = IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
+        const WHOLE: c_int = IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG as c_int;
+        const A128: c_int = IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES as c_int;
+        // (flags, provider's answer, result)
+        for (flags, p, r) in [
+            (0, 0, 0),
+            (0, WHOLE, 1),
+            (0, A128, 0),
+            (CAPS, 0, 0),
+            (CAPS, WHOLE, WHOLE | A128),
+            (CAPS, A128, A128),
+            (CAPS | DEV, WHOLE, WHOLE | A128),
+            (DEV, WHOLE, 1),
+            (4, WHOLE, 0),
+            (CAPS | 0x8000_0000, WHOLE, 0),
+        ] {
+            assert_eq!(
+                data_in_order(flags, |_| p),
+                r,
+                "flags {flags:#x} provider {p:#x}"
+            );
+        }
+    }
 }
 
 #[unsafe(no_mangle)]

@@ -106,6 +106,8 @@ unsafe fn write_prefix<T>(full: &T, out: *mut T, len: usize) {
 
 /// Size of the port attributes of programs built before port_cap_flags2.
 const COMPAT_PORT_ATTR_LEN: usize = 48;
+/// Size of rdma-core 44's `ibv_port_attr` (64 added `active_speed_ex`).
+const PORT_ATTR_LEN_44: usize = 52;
 
 /// Fills the first `len` bytes of a caller's port attributes. A caller with
 /// the whole struct (or more) has it zeroed first, even if the query fails.
@@ -121,7 +123,9 @@ pub unsafe fn query_port_into(
     if out.is_null() {
         return Err(Errno::EINVAL);
     }
-    if len >= size_of::<ibv_port_attr>() {
+    // From rdma-core 44's size on (52 bytes, through port_cap_flags2), as both
+    // 44 and 64 do for callers built against their own header.
+    if len >= PORT_ATTR_LEN_44 {
         // SAFETY: the caller gives `len` writable bytes at `out`.
         unsafe { std::ptr::write_bytes(out.cast::<u8>(), 0, len) };
     }

@@ -1,7 +1,9 @@
 //! The string and rate helpers: pure functions of their argument.
 #![allow(unsafe_code)]
 
-use crate::abi::{ibv_event_type, ibv_node_type, ibv_port_state, ibv_rate, ibv_wc_status};
+use crate::abi::{
+    ibv_event_type, ibv_node_type, ibv_port_state, ibv_rate, ibv_wc_status, ibv_wr_opcode,
+};
 use crate::{enum_str, rate};
 use std::ffi::{c_char, c_int};
 
@@ -30,6 +32,14 @@ pub extern "C" fn ibv_event_type_str(event: ibv_event_type) -> *const c_char {
 pub extern "C" fn ibv_wc_status_str(status: ibv_wc_status) -> *const c_char {
     entry!(value(c"unknown".as_ptr()), ibv_wc_status_str(status) {
         enum_str::wc_status(status.0).as_ptr()
+    })
+}
+
+/// rdma-core 64 (IBVERBS_PRIVATE_64, declared in its verbs.h).
+#[unsafe(no_mangle)]
+pub extern "C" fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char {
+    entry!(value(c"unknown".as_ptr()), ibv_wr_opcode_str(opcode) {
+        enum_str::wr_opcode(opcode.0).as_ptr()
     })
 }
 

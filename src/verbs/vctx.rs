@@ -24,6 +24,13 @@ pub fn fill(v: &mut verbs_context) {
     v.create_cq_ex = Some(create_cq_ex);
     v.create_qp_ex = Some(create_qp_ex);
     v.create_srq_ex = Some(create_srq_ex);
+    // ---- rdma-core 64's slots (branch abi64): set, as 64 sets them ----
+    v.alloc_buf = Some(super::buf::ibv_alloc_buf);
+    v.free_buf = Some(super::buf::ibv_free_buf);
+    v.reg_mr_ex = Some(super::mr_ex::ibv_reg_mr_ex);
+    v.alloc_dmah = Some(super::dmah::ibv_alloc_dmah);
+    v.dealloc_dmah = Some(super::dmah::ibv_dealloc_dmah);
+    v.dm_export_dmabuf_fd = Some(super::dm_export::ibv_dm_export_dmabuf_fd);
 }
 
 unsafe extern "C" fn query_port(

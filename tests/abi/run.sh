@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The permanent ABI tests (`make abi-test`): our libibverbs against Debian's
-# rdma-core 44 (the reference). Six checks, each printing detail lines and one
+# rdma-core 44 (the reference), then against rdma-core 64's recorded public facts
+# (tests/abi/rdma-core-64/, written by tests/abi/record-64.sh: layout64, consts64,
+# api64, symbols64; see tests/abi/README.md). Six checks against 44 and four against 64, each printing detail lines and one
 # summary line; the script exits non-zero if any fails. The work is done by
 # abi_check.py (needs Debian's python3-pyelftools, hence /usr/bin/python3):
 #
@@ -22,7 +24,7 @@
 #   ABI_REF_INC   reference include dir      (default: /usr/include)
 #   ABI_REF_LIB   reference library          (default: Debian's libibverbs.so.1)
 #   ABI_WORK      scratch dir                (default: build/abi-test)
-#   ABI_CHECKS    which checks to run        (default: all six)
+#   ABI_CHECKS    which checks to run        (default: all ten)
 # e.g. the self-test: tests/abi/run.sh --self-test
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +42,8 @@ if [ "${1:-}" = "--self-test" ]; then
 	ln -s libibverbs.so.1 "$tmp/lib/libibverbs.so"
 	sed "s|^libdir=.*|libdir=$tmp/lib|" /usr/lib/x86_64-linux-gnu/pkgconfig/libibverbs.pc \
 		>"$tmp/lib/pkgconfig/libibverbs.pc"
-	ABI_OUR_INC=/usr/include ABI_OUR_LIB=$tmp/lib/libibverbs.so.1 ABI_WORK=$tmp/work "$0"
+	ABI_CHECKS=${ABI_CHECKS:-layout consts api headers symbols link} \
+		ABI_OUR_INC=/usr/include ABI_OUR_LIB=$tmp/lib/libibverbs.so.1 ABI_WORK=$tmp/work "$0"
 	exit $?
 fi
 
@@ -48,7 +51,7 @@ OUR_INC=${ABI_OUR_INC:-$ROOT/include}
 OUR_LIB=${ABI_OUR_LIB:-$ROOT/build/lib/libibverbs.so.1}
 REF_INC=${ABI_REF_INC:-/usr/include}
 WORK=${ABI_WORK:-$ROOT/build/abi-test}
-CHECKS=${ABI_CHECKS:-layout consts api headers symbols link}
+CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64}
 
 for need in "$PY -c 'import elftools'" "gcc --version" "g++ --version" "objdump --version" \
 	"pkg-config --version" "test -e $REF_INC/infiniband/verbs.h" "test -e $REF_LIB"; do
@@ -66,19 +69,28 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 summary=()
 failed=0
+R64=$ROOT/tests/abi/rdma-core-64
 for check in $CHECKS; do
 	echo "== $check"
-	out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$check" --ref-inc "$REF_INC" --our-inc "$OUR_INC" \
-		--ref-lib "$REF_LIB" --our-lib "$OUR_LIB" --exports "$ROOT/tests/abi/rdma-core-44.exports" \
-		--work "$WORK" 2>&1)
+	case $check in
+	*64)	# against rdma-core 64's recorded facts (tests/abi/record-64.sh)
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "${check%64}" --ref-data "$R64" --our-inc "$OUR_INC" \
+			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R64.exports" \
+			--work "$WORK/64" 2>&1) ;;
+	*)	# against Debian's 44; what 64 added (and grew compatibly) is allowed
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$check" --ref-inc "$REF_INC" --our-inc "$OUR_INC" \
+			--ref-lib "$REF_LIB" --our-lib "$OUR_LIB" --exports "$ROOT/tests/abi/rdma-core-44.exports" \
+			--superset "$R64" --superset-exports "$R64.exports" \
+			--work "$WORK" 2>&1) ;;
+	esac
 	rc=$?
 	printf '%s\n' "$out"
-	line=$(printf '%s\n' "$out" | grep "^$check: " | tail -n1)
+	line=$(printf '%s\n' "$out" | grep "^${check%64}: " | tail -n1)
 	[ -n "$line" ] || line=$(printf '%s\n' "$out" | tail -n1)
 	if [ $rc -eq 0 ]; then
-		summary+=("PASS $check: ${line#"$check: "}")
+		summary+=("PASS $check: ${line#"${check%64}: "}")
 	else
-		summary+=("FAIL $check: ${line#"$check: "}")
+		summary+=("FAIL $check: ${line#"${check%64}: "}")
 		failed=$((failed + 1))
 	fi
 done

@@ -76,7 +76,8 @@ now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 
 # single NAME CMD...: passes on exit status 0 (and the proof). With CMP=1,
-# non-Debian libraries must also match Debian's stdout and status byte for byte.
+# non-Debian libraries must also match Debian's stdout and status byte for byte
+# (Debian's run of case REF if set, else of NAME).
 single() {
   local name=$1; shift
   want "$name" || return 0
@@ -90,7 +91,7 @@ single() {
     elif ! detail=$(proof "$lib" "$d" main); then
       detail=$(echo "$detail" | head -1); [ "$r" != 0 ] && detail="exit $r: $(why "$d/main.err")"
     elif [ "${CMP:-0}" = 1 ] && [ "$lib" != debian ]; then
-      local ref=$CASES/debian/$name
+      local ref=$CASES/debian/${REF:-$name}
       if [ ! -e "$ref/main.rc" ]; then detail="no Debian reference run (VM_TEST_LIBS must include debian)"
       elif [ "$r" != "$(cat "$ref/main.rc")" ]; then detail="exit $r, Debian's $(cat "$ref/main.rc"): $(why "$d/main.err")"
       elif untagged "$ref/main.out" > "$d/ref.cmp"; untagged "$d/main.out" > "$d/out.cmp"
@@ -217,6 +218,20 @@ INTEROP=1 pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $S
 for t in "$OUTDIR"/c-tests/*; do
   [ -x "$t" ] || continue
   CMP=1 single "c-tests/$(basename "$t")" "$t"
+done
+
+# --- rdma-core 64's API: c-tests/v64/*.c (self-checking) and the seed-page test
+# c-tests/seeds.c, built against our header (vm/run-tests.sh: $OUTDIR/c-tests-64).
+# Debian's 44 cannot run them (no IBVERBS_1.15-1.17): ours and preload only;
+# seeds-64hdr must print, untagged, what Debian printed for c-tests/seeds.
+for t in "$OUTDIR"/c-tests-64/*; do
+  [ -x "$t" ] || continue
+  n=$(basename "$t")
+  if [ "$n" = seeds-64hdr ]; then
+    LIBS=${LIBS//debian/} CMP=1 REF=c-tests/seeds single "c-tests-64/$n" "$t"
+  else
+    LIBS=${LIBS//debian/} single "c-tests-64/$n" "$t"
+  fi
 done
 
 # --- bench-smoke: bench/ibv_bench runs briefly (-q) and prints every row, each

@@ -31,5 +31,7 @@ pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<(
     attr.flags = l.flags;
     // Zero when it came by write(), as rdma-core leaves it.
     attr.port_cap_flags2 = r.port_cap_flags2;
+    // rdma-core 64; zero by write() and from kernels before 6.7.
+    attr.active_speed_ex = r.active_speed_ex;
     Ok(())
 }

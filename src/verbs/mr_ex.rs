@@ -1,0 +1,141 @@
+//! ibv_reg_mr_ex (rdma-core 64): one registration call for every way of
+//! naming the memory. With no provider op of its own (rxe in rdma-core 64) the
+//! request becomes an ibv_reg_mr_iova2 or ibv_reg_dmabuf_mr registration.
+
+use crate::abi::*;
+use crate::context::Pd;
+use crate::context::generic::mr;
+use crate::entry::{Errno, Result, arg_ref};
+use crate::object;
+use std::ffi::c_uint;
+
+const IOVA: u64 = IBV_REG_MR_MASK_IOVA as u64;
+const ADDR: u64 = IBV_REG_MR_MASK_ADDR as u64;
+const FD: u64 = IBV_REG_MR_MASK_FD as u64;
+const FD_OFFSET: u64 = IBV_REG_MR_MASK_FD_OFFSET as u64;
+const BUF: u64 = IBV_REG_MR_MASK_BUF as u64;
+
+/// Which legacy registration a request stands for, or its errno.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// ibv_reg_mr_iova2(addr, length, iova, access)
+    Va { addr: usize, iova: u64 },
+    /// ibv_reg_dmabuf_mr(fd_offset, length, iova, fd, access)
+    Dmabuf { offset: u64, iova: u64, fd: i32 },
+}
+
+/// rdma-core 64's translation for a provider without reg_mr_ex: only the
+/// address, IOVA and fd fields (EOPNOTSUPP for a DMA handle or unknown bits);
+/// an fd needs its offset and IOVA and no address; otherwise the address is
+/// required and the IOVA defaults to it.
+pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
+    let m = a.comp_mask;
+    if m & !(IOVA | ADDR | FD | FD_OFFSET) != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    if m & FD != 0 {
+        if m & ADDR != 0 || m & FD_OFFSET == 0 || m & IOVA == 0 {
+            return Err(Errno::EINVAL);
+        }
+        return Ok(Plan::Dmabuf {
+            offset: a.fd_offset,
+            iova: a.iova,
+            fd: a.fd,
+        });
+    }
+    if m & ADDR == 0 || m & FD_OFFSET != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let addr = a.addr as usize;
+    Ok(Plan::Va {
+        addr,
+        iova: if m & IOVA != 0 { a.iova } else { addr as u64 },
+    })
+}
+
+/// ibv_reg_mr_ex on a copy of the caller's request (which is never written).
+pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
+    let pd_obj = object::lookup::<Pd>(pd)?;
+    let mut a = *attr;
+    if a.comp_mask & BUF != 0 {
+        super::buf::resolve(pd, &mut a)?;
+    }
+    let access = a.access as c_uint;
+    let mr = match plan(&a)? {
+        Plan::Va { addr, iova } => mr::reg(&pd_obj, addr, a.length, iova, access)?,
+        Plan::Dmabuf { offset, iova, fd } => {
+            mr::reg_dmabuf(&pd_obj, offset, a.length, iova, fd, access)?
+        }
+    };
+    Ok(object::publish(mr))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_mr_ex(
+    pd: *mut ibv_pd,
+    mr_init_attr: *mut ibv_mr_init_attr,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_mr_ex(pd, mr_init_attr) {
+        // SAFETY: the caller's request, read only.
+        let attr = unsafe { arg_ref(mr_init_attr)? };
+        reg_ex(pd, attr)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr(mask: u64) -> ibv_mr_init_attr {
+        ibv_mr_init_attr {
+            length: 4096,
+            access: 0,
+            comp_mask: mask,
+            iova: 0x7000,
+            addr: 0x5000 as *mut _,
+            fd: 9,
+            fd_offset: 0x100,
+            dmah: std::ptr::null_mut(),
+            buf: std::ptr::null_mut(),
+        }
+    }
+
+    #[test]
+    fn plans_follow_rdma_core_64() {
+        assert_eq!(
+            plan(&attr(ADDR)),
+            Ok(Plan::Va {
+                addr: 0x5000,
+                iova: 0x5000
+            })
+        );
+        assert_eq!(
+            plan(&attr(ADDR | IOVA)),
+            Ok(Plan::Va {
+                addr: 0x5000,
+                iova: 0x7000
+            })
+        );
+        assert_eq!(
+            plan(&attr(FD | FD_OFFSET | IOVA)),
+            Ok(Plan::Dmabuf {
+                offset: 0x100,
+                iova: 0x7000,
+                fd: 9
+            })
+        );
+        let dmah = u64::from(IBV_REG_MR_MASK_DMAH);
+        for (mask, e) in [
+            (ADDR | dmah, Errno::EOPNOTSUPP),
+            (ADDR | 1 << 40, Errno::EOPNOTSUPP),
+            (0, Errno::EINVAL),
+            (IOVA, Errno::EINVAL),
+            (ADDR | FD_OFFSET, Errno::EINVAL),
+            (FD | FD_OFFSET, Errno::EINVAL),
+            (FD | IOVA, Errno::EINVAL),
+            (FD | FD_OFFSET | IOVA | ADDR, Errno::EINVAL),
+        ] {
+            assert_eq!(plan(&attr(mask)), Err(e), "mask {mask:#x}");
+        }
+    }
+}
