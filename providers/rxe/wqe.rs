@@ -570,7 +570,7 @@ pub fn set_atomic_write(slot: &mut [u8], data: &[u8]) -> Result<()> {
     Ok(())
 }
 
-wire! {
+kstruct! {
     /// `wr.flush` of `struct rxe_send_wr` (kernels from 6.2 on); `pad` is C's
     /// implicit tail padding.
     pub struct Flush = 24 {
@@ -587,7 +587,7 @@ wire! {
 /// the flush fields replace the RDMA ones and the range's length is the
 /// WQE's DMA length, as rdma-core's rxe encodes it.
 pub fn set_flush(slot: &mut [u8], f: &Flush) -> Result<()> {
-    f.put(slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
+    put(f, slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
     set_dma(slot, f.length, 0);
     Ok(())
 }

@@ -279,7 +279,7 @@ pub trait ContextOps: Send + Sync {
         Err(NO)
     }
     /// ibv_dm_export_dmabuf_fd: a dma-buf fd for device memory.
-    fn dm_export_dmabuf_fd(&self, dm: &Dm) -> Result<c_int> {
+    fn dm_export_dmabuf_fd(&self, dm: &Obj) -> Result<c_int> {
         Err(NO)
     }
     // ---- end rdma-core 64 ----

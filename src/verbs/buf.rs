@@ -4,9 +4,9 @@
 //! handle is opaque to C and checked here before every use.
 
 use crate::abi::*;
-use crate::context::Pd;
+use crate::context::Obj;
 use crate::entry::{Errno, Result, arg_mut, set_errno};
-use crate::object::{self, CObject};
+use crate::object;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
@@ -92,11 +92,11 @@ pub unsafe extern "C" fn ibv_alloc_buf(
     buf: *mut *mut ibv_buf,
 ) -> *mut c_void {
     entry!(ptr, ibv_alloc_buf(pd, size, buf) {
-        let pd = object::lookup::<Pd>(pd)?;
+        let pd: std::sync::Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's out-parameter.
         let out = unsafe { arg_mut(buf)? };
         let addr = alloc_pages(size)?;
-        *out = insert(Buf { pd: pd.c_ptr() as usize, addr, size });
+        *out = insert(Buf { pd: pd.c::<ibv_pd>() as usize, addr, size });
         Ok(addr as *mut c_void)
     })
 }

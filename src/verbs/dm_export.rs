@@ -2,14 +2,14 @@
 //! rxe has no device memory, so no DM of ours can be exported (EOPNOTSUPP).
 
 use crate::abi::*;
-use crate::context::Dm;
+use crate::context::Obj;
 use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
     entry!(minus_one, ibv_dm_export_dmabuf_fd(dm) {
-        let dm = object::lookup::<Dm>(dm)?;
+        let dm: std::sync::Arc<Obj> = object::get(dm)?;
         dm.ctx.ops.dm_export_dmabuf_fd(&dm)
     })
 }

@@ -3,7 +3,7 @@
 //! request becomes an ibv_reg_mr_iova2 or ibv_reg_dmabuf_mr registration.
 
 use crate::abi::*;
-use crate::context::Pd;
+use crate::context::Obj;
 use crate::context::generic::mr;
 use crate::entry::{Errno, Result, arg_ref};
 use crate::object;
@@ -55,7 +55,7 @@ pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
 
 /// ibv_reg_mr_ex on a copy of the caller's request (which is never written).
 pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
-    let pd_obj = object::lookup::<Pd>(pd)?;
+    let pd_obj: std::sync::Arc<Obj> = object::get(pd)?;
     let mut a = *attr;
     if a.comp_mask & BUF != 0 {
         super::buf::resolve(pd, &mut a)?;
@@ -67,7 +67,7 @@ pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
             mr::reg_dmabuf(&pd_obj, offset, a.length, iova, fd, access)?
         }
     };
-    Ok(object::publish(mr))
+    Ok(object::adopt(pd_obj.ctx.clone(), mr))
 }
 
 #[unsafe(no_mangle)]
