@@ -18,6 +18,9 @@ fn p16(b: &mut [u8], off: usize, v: u16) {
 fn p32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_ne_bytes());
 }
+fn g32(b: &[u8]) -> u32 {
+    u32::from_ne_bytes(b[..4].try_into().unwrap())
+}
 fn p64(b: &mut [u8], off: usize, v: u64) {
     b[off..off + 8].copy_from_slice(&v.to_ne_bytes());
 }
@@ -586,15 +589,15 @@ fn setters_sum_every_entry() {
     let mut slot = vec![0u8; SLOT];
     write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
     set_send_sges(&mut slot, &SGES, 4).unwrap();
-    assert_eq!(u32::get(&slot[184..]), 128, "dma.length = 100 + 28");
-    assert_eq!(u32::get(&slot[188..]), 128, "dma.resid");
-    assert_eq!(u32::get(&slot[196..]), 2, "dma.num_sge");
+    assert_eq!(g32(&slot[184..]), 128, "dma.length = 100 + 28");
+    assert_eq!(g32(&slot[188..]), 128, "dma.resid");
+    assert_eq!(g32(&slot[196..]), 2, "dma.num_sge");
 
     let (a, b) = ([1u8; 40], [2u8; 20]);
     let mut slot = vec![0u8; SLOT];
     write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
     set_send_inline(&mut slot, [&a[..], &b[..]].into_iter(), 64).unwrap();
-    assert_eq!(u32::get(&slot[184..]), 60, "dma.length = 40 + 20");
+    assert_eq!(g32(&slot[184..]), 60, "dma.length = 40 + 20");
     assert_eq!(&slot[SEND_WQE_SIZE..SEND_WQE_SIZE + 40], &a[..]);
     assert_eq!(&slot[SEND_WQE_SIZE + 40..SEND_WQE_SIZE + 60], &b[..]);
     // Each buffer fits max_inline (64), their total does not.
