@@ -181,6 +181,11 @@ CMP=1 single ibv_devices ibv_devices
 CMP=1 single ibv_devinfo ibv_devinfo
 CMP=1 single ibv_devinfo-v ibv_devinfo -v
 CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
+# SYSFS_PATH naming a missing directory, or empty: the devices still come from
+# netlink (rdma-core asks netlink first); ours must list and open them alike.
+CMP=1 single sysfs-missing-ibv_devices env SYSFS_PATH=/nonexistent ibv_devices
+CMP=1 single sysfs-missing-ibv_devinfo env SYSFS_PATH=/nonexistent ibv_devinfo
+CMP=1 single sysfs-empty-ibv_devinfo env SYSFS_PATH= ibv_devinfo -d rxe0
 
 # --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
 INTEROP=1 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
