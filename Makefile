@@ -11,7 +11,7 @@ LIB      := $(BUILD)/lib/libibverbs.so.1
 PC       := $(BUILD)/lib/pkgconfig/libibverbs.pc
 VERSION  := 1.14.44.0
 
-.PHONY: all lib header check-header unit-test abi-test c-test vm-test demo bench test install clean
+.PHONY: all lib header check-header unit-test abi-test c-test vm-test demo bench test install clean fuzz fuzz-smoke ub-test
 
 all: lib $(PC)
 
@@ -37,7 +37,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-test: all unit-test check-header abi-test c-test vm-test
+test: all unit-test check-header fuzz-smoke ub-test abi-test c-test vm-test
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/infiniband
@@ -67,3 +67,12 @@ demo: all
 
 bench: all
 	bench/run.sh
+
+# libFuzzer (cargo-fuzz, nightly): every target for 20 s in `make test`,
+# 10 min each in `make fuzz` (FUZZ_SECS=...). See fuzz/run.sh.
+FUZZ_SECS ?= 600
+fuzz-smoke:
+	fuzz/run.sh 20
+
+fuzz:
+	FUZZ_KEEP=1 fuzz/run.sh $(FUZZ_SECS)

@@ -28,7 +28,7 @@ pub fn rxe_ah(ah: &Ah) -> Option<&RxeAh> {
     ah.hw.downcast_ref::<RxeAh>()
 }
 
-fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
+pub(super) fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
     AhAttr {
         grh: KGlobalRoute {
             dgid: gid::raw(&a.grh.dgid),

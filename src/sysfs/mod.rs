@@ -204,7 +204,7 @@ pub fn parse_guid(s: &str) -> Option<u64> {
 }
 
 /// Like `strtoul`: the leading decimal digits ("1: CA" is 1).
-fn parse_leading_u64(s: &str) -> Option<u64> {
+pub(crate) fn parse_leading_u64(s: &str) -> Option<u64> {
     let s = s.trim_start();
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     s[..end].parse().ok()

@@ -4,9 +4,15 @@
 use crate::abi::*;
 use crate::context::Context;
 use crate::entry::Result;
+use crate::uverbs::device::QueryPortRespEx;
 
 pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
-    let r = ctx.uverbs.query_port(port)?;
+    fill(attr, &ctx.uverbs.query_port(port)?);
+    Ok(())
+}
+
+/// The kernel's answer into the caller's struct (enums pass as they came).
+pub(crate) fn fill(attr: &mut ibv_port_attr, r: &QueryPortRespEx) {
     let l = &r.legacy_resp;
     attr.state = ibv_port_state(l.state.into());
     attr.max_mtu = ibv_mtu(l.max_mtu.into());
@@ -31,5 +37,4 @@ pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<(
     attr.flags = l.flags;
     // Zero when it came by write(), as rdma-core leaves it.
     attr.port_cap_flags2 = r.port_cap_flags2;
-    Ok(())
 }
