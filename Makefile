@@ -76,3 +76,19 @@ fuzz-smoke:
 
 fuzz:
 	FUZZ_KEEP=1 fuzz/run.sh $(FUZZ_SECS)
+
+# Miri, AddressSanitizer and valgrind memcheck over the unit tests of the
+# modules with `unsafe` (tests/ub/run.sh).
+ub-test:
+	tests/ub/run.sh
+
+# The C tests and client programs under valgrind memcheck on our library, in
+# one VM boot beside Debian's (vm/guest/tests.sh, lib "memcheck"): 0 errors,
+# 0 bytes definitely lost. MEMCHECK_AFTER_OBJECTS: cases that read freed
+# memory in from_c (destroyed objects) until the type-stable object slabs
+# land; add them with MEMCHECK_ONLY='$(MEMCHECK_ONLY)|$(MEMCHECK_AFTER_OBJECTS)'.
+MEMCHECK_AFTER_OBJECTS ?= c-tests/(cq|qp|srq|pd_mr|mcast|query)$$
+MEMCHECK_ONLY ?= ^(ibv_devices|ibv_devinfo|sysfs-.*|c-tests/(ah|datapath|device_misc|events|events_cq|leak|no_device|seeds|wr_api|mt_post_poll))$$
+vm-memcheck: all
+	VM_TEST_LIBS="debian memcheck" VM_TEST_ONLY='$(MEMCHECK_ONLY)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=600 \
+	  VM_RESULTS_NAME=vm-memcheck vm/run-tests.sh

@@ -149,6 +149,17 @@ impl Mmap {
         Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(off), len) })
     }
 
+    /// A raw pointer to bytes `off..off + len`, made without a reference, so
+    /// that it stays valid beside other views of the same memory (the
+    /// kernel's, or a test's stand-in for it): a ring keeps it for its slots.
+    pub(crate) fn raw(&self, off: usize, len: usize) -> Option<NonNull<u8>> {
+        if !self.in_bounds(off, len) {
+            return None;
+        }
+        // SAFETY: in bounds of the live mapping: `add` stays inside it.
+        Some(unsafe { self.ptr.add(off) })
+    }
+
     /// Mutable bytes `off..off + len`; same protocol requirement as `bytes`.
     pub(crate) fn bytes_mut(&mut self, off: usize, len: usize) -> Option<&mut [u8]> {
         if !self.in_bounds(off, len) {
