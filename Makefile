@@ -11,7 +11,7 @@ LIB      := $(BUILD)/lib/libibverbs.so.1
 PC       := $(BUILD)/lib/pkgconfig/libibverbs.pc
 VERSION  := 1.14.44.0
 
-.PHONY: all lib header check-header unit-test abi-test c-test vm-test demo bench test install clean fuzz fuzz-smoke ub-test
+.PHONY: all lib header check-header unit-test abi-test c-test vm-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck
 
 all: lib $(PC)
 
@@ -37,7 +37,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-test: all unit-test check-header fuzz-smoke ub-test abi-test c-test vm-test
+test: all unit-test check-header fuzz-smoke ub-test abi-test c-test vm-test vm-memcheck
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/infiniband
@@ -84,11 +84,17 @@ ub-test:
 
 # The C tests and client programs under valgrind memcheck on our library, in
 # one VM boot beside Debian's (vm/guest/tests.sh, lib "memcheck"): 0 errors,
-# 0 bytes definitely lost. MEMCHECK_AFTER_OBJECTS: cases that read freed
-# memory in from_c (destroyed objects) until the type-stable object slabs
-# land; add them with MEMCHECK_ONLY='$(MEMCHECK_ONLY)|$(MEMCHECK_AFTER_OBJECTS)'.
-MEMCHECK_AFTER_OBJECTS ?= c-tests/(cq|qp|srq|pd_mr|mcast|query)$$
-MEMCHECK_ONLY ?= ^(ibv_devices|ibv_devinfo|sysfs-.*|c-tests/(ah|datapath|device_misc|events|events_cq|leak|no_device|seeds|wr_api|mt_post_poll))$$
+# 0 bytes definitely lost, output identical to Debian's. TCG + valgrind is
+# slow: MEMCHECK_ONLY is the subset run in `make test` (each case verified
+# clean); MEMCHECK_MORE the other C tests, not yet run under memcheck.
+# Left out: c-tests/leak and c-tests/qp, whose RSS and mapping-count checks
+# measure valgrind's own arena (memcheck itself reports 0 errors on them).
+# MEMCHECK_AFTER_OBJECTS: cases that read freed memory in from_c (destroyed
+# objects) until the type-stable object slabs land; none of the C tests posts
+# to a destroyed object yet, so it is empty: add them here, not to MEMCHECK_ONLY.
+MEMCHECK_ONLY ?= ^(ibv_devices|ibv_devinfo|sysfs-missing-ibv_devices|c-tests/(ah|cq|datapath|no_device|wr_api))$$
+MEMCHECK_MORE ?= ^c-tests/(device_misc|events|events_cq|seeds|mt_post_poll|srq|pd_mr|mcast|query)$$
+MEMCHECK_AFTER_OBJECTS ?=
 vm-memcheck: all
 	VM_TEST_LIBS="debian memcheck" VM_TEST_ONLY='$(MEMCHECK_ONLY)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=600 \
 	  VM_RESULTS_NAME=vm-memcheck vm/run-tests.sh

@@ -14,6 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 FILTERS=(providers::rxe:: object:: uverbs:: netlink::)
+# netlink under Miri: its `unsafe` is the socket (foreign calls Miri cannot run)
+# and its parsers are pure safe code the fuzzer covers; Miri takes over 15 min
+# on its tests here.
+MIRI_FILTERS=(providers::rxe:: object:: uverbs::)
 host=$(rustc -vV | sed -n 's/^host: //p')
 want() { [ -z "${UB_ONLY:-}" ] || [ "$UB_ONLY" = "$1" ]; }
 
@@ -21,7 +25,7 @@ summary() { grep -E '^test result' | tail -1; }
 
 if want miri; then
   echo "ub-test: Miri"
-  out=$(cargo +nightly miri test --lib -- "${FILTERS[@]}" 2>&1) || { echo "$out" | tail -80; echo "ub-test: Miri FAILED"; exit 1; }
+  out=$(cargo +nightly miri test --lib -- "${MIRI_FILTERS[@]}" 2>&1) || { echo "$out" | tail -80; echo "ub-test: Miri FAILED"; exit 1; }
   echo "ub-test: Miri: $(echo "$out" | summary)"
 fi
 
