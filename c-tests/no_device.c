@@ -19,11 +19,14 @@
  *    These run only against our library; ibv_query_port and ibv_query_device_ex
  *    are inline in Debian's header (they dereference the context before any
  *    library call), so they run only when built with our header
- *    (CTEST_OUR_HEADER, set by run.sh).
+ *    (CTEST_OUR_HEADER, set by run.sh). So do the NULL-object checks of our
+ *    header's data-path inlines (ibv_poll_cq, ibv_req_notify_cq,
+ *    ibv_post_send/recv/srq_recv, ibv_alloc_mw).
  */
 #include "common.h"
 
 #include <errno.h>
+#include <string.h>
 
 static void strings(void)
 {
@@ -162,6 +165,26 @@ static void null_arguments(void)
 		EXPECT_RET(ibv_query_port(NULL, 1, &pattr), EINVAL);
 		EXPECT_RET(ibv_query_device_ex(NULL, NULL, &xattr), EINVAL);
 		EXPECT_RET(ibv_query_device_ex(NULL, NULL, NULL), EINVAL);
+	}
+	{
+		/* Our header's inlines check for NULL objects (verbs_inline.h
+		 * says why); Debian's dereference them. */
+		struct ibv_wc wc;
+		struct ibv_send_wr swr, *sbad = NULL;
+		struct ibv_recv_wr rwr, *rbad = NULL;
+
+		memset(&swr, 0, sizeof(swr));
+		memset(&rwr, 0, sizeof(rwr));
+		EXPECT_ERRNO(ibv_poll_cq(NULL, 1, &wc), -1, EINVAL);
+		EXPECT_RET(ibv_req_notify_cq(NULL, 0), EINVAL);
+		EXPECT_RET(ibv_post_send(NULL, &swr, &sbad), EINVAL);
+		CHECK(sbad == &swr, "ibv_post_send(NULL): bad_wr not set");
+		EXPECT_RET(ibv_post_recv(NULL, &rwr, &rbad), EINVAL);
+		CHECK(rbad == &rwr, "ibv_post_recv(NULL): bad_wr not set");
+		rbad = NULL;
+		EXPECT_RET(ibv_post_srq_recv(NULL, &rwr, &rbad), EINVAL);
+		CHECK(rbad == &rwr, "ibv_post_srq_recv(NULL): bad_wr not set");
+		EXPECT_NULL(ibv_alloc_mw(NULL, IBV_MW_TYPE_1));
 	}
 #endif
 }

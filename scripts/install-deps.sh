@@ -28,3 +28,18 @@ if ! cbindgen --version 2>/dev/null | grep -q " $CBINDGEN_VERSION\$"; then
   echo "install-deps: cargo install cbindgen $CBINDGEN_VERSION"
   cargo install --quiet --locked cbindgen --version "$CBINDGEN_VERSION"
 fi
+
+# make fuzz-smoke / ub-test: libFuzzer through cargo-fuzz, Miri and the
+# sanitizers, all on the nightly toolchain.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "install-deps: rustup toolchain install nightly"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then
+  echo "install-deps: rustup component add miri rust-src (nightly)"
+  rustup component add miri rust-src --toolchain nightly
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "install-deps: cargo install cargo-fuzz"
+  cargo install --quiet --locked cargo-fuzz
+fi

@@ -27,6 +27,10 @@ pub mod sysfs;
 pub mod uverbs;
 pub mod verbs;
 
+/// cbindgen:ignore
+#[doc(hidden)]
+pub mod fuzzing;
+
 mod enum_str;
 mod fork;
 mod object;

@@ -18,7 +18,7 @@ XF=$VM_DIR/expected-failures.txt
 t_start=$(date +%s)
 vm_prepare
 
-run=$VM_OUT/vm-test; [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
+run=$VM_OUT/${VM_RESULTS_NAME:-vm-test}; [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
 rm -rf "$run"; mkdir -p "$run/c-tests"; chmod 755 "$run"
 
 # The project's C tests, built like any client program: against Debian's

@@ -40,7 +40,7 @@ pub fn pin(p: *const ibv_ah) -> Option<Pinned<RxeAh>> {
     AHS.pin(p.cast())
 }
 
-fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
+pub(super) fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
     AhAttr {
         grh: KGlobalRoute {
             dgid: gid::raw(&a.grh.dgid),

@@ -1,5 +1,9 @@
 //! An owned shared mapping of the uverbs fd (or, in tests, of plain memory).
 //!
+//! Tests, fuzz targets and the UB checks (Miri, ASan, memcheck) use a
+//! heap-backed stand-in ([`Mmap::heap`]): the checkers see heap blocks and
+//! their bounds, where an mmap is opaque to them.
+//!
 //! The only `unsafe` of the rxe data path lives here. The mapped memory is
 //! shared with the kernel, so this module hands out atomics for the words both
 //! sides touch, and byte views only to its own crate: `queue` gives them out
@@ -18,6 +22,28 @@ use crate::uverbs::rxe::MmapInfo;
 pub struct Mmap {
     ptr: NonNull<u8>,
     len: usize,
+    /// `Some` for a heap-backed stand-in: the block, shared by its aliases.
+    heap: Option<std::sync::Arc<HeapBlock>>,
+}
+
+/// A zeroed, page-aligned heap block, freed when its last alias goes.
+#[derive(Debug)]
+struct HeapBlock {
+    ptr: NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: plain memory owned by the block; see `Mmap`'s impls.
+unsafe impl Send for HeapBlock {}
+// SAFETY: as above.
+unsafe impl Sync for HeapBlock {}
+
+impl Drop for HeapBlock {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `Mmap::heap` with this layout; every alias
+        // holding a pointer into it holds this Arc too.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+    }
 }
 
 // SAFETY: the mapping is plain memory owned by this value, not tied to a
@@ -52,7 +78,39 @@ impl Mmap {
             return Err(Errno::last());
         }
         let ptr = NonNull::new(p.cast()).ok_or(Errno::EFAULT)?;
-        Ok(Mmap { ptr, len })
+        Ok(Mmap {
+            ptr,
+            len,
+            heap: None,
+        })
+    }
+
+    /// A zeroed, page-aligned heap block standing in for a kernel queue
+    /// (tests, fuzzing, UB checks); see the module doc.
+    pub fn heap(len: usize) -> Result<Mmap> {
+        let layout = std::alloc::Layout::from_size_align(len, 4096).map_err(|_| Errno::EINVAL)?;
+        if len == 0 {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(p).ok_or(Errno::ENOMEM)?;
+        Ok(Mmap {
+            ptr,
+            len,
+            heap: Some(std::sync::Arc::new(HeapBlock { ptr, layout })),
+        })
+    }
+
+    /// A second view of a heap-backed block (the stand-in kernel's), `None`
+    /// for a real mapping.
+    pub fn alias(&self) -> Option<Mmap> {
+        let heap = self.heap.clone()?;
+        Some(Mmap {
+            ptr: heap.ptr,
+            len: self.len,
+            heap: Some(heap),
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -91,6 +149,17 @@ impl Mmap {
         Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(off), len) })
     }
 
+    /// A raw pointer to bytes `off..off + len`, made without a reference, so
+    /// that it stays valid beside other views of the same memory (the
+    /// kernel's, or a test's stand-in for it): a ring keeps it for its slots.
+    pub(crate) fn raw(&self, off: usize, len: usize) -> Option<NonNull<u8>> {
+        if !self.in_bounds(off, len) {
+            return None;
+        }
+        // SAFETY: in bounds of the live mapping: `add` stays inside it.
+        Some(unsafe { self.ptr.add(off) })
+    }
+
     /// Mutable bytes `off..off + len`; same protocol requirement as `bytes`.
     pub(crate) fn bytes_mut(&mut self, off: usize, len: usize) -> Option<&mut [u8]> {
         if !self.in_bounds(off, len) {
@@ -104,15 +173,27 @@ impl Mmap {
 
 impl Drop for Mmap {
     fn drop(&mut self) {
+        if self.heap.is_some() {
+            return; // the block goes with its last alias
+        }
         // SAFETY: unmaps exactly the range we mapped; no view outlives `self`.
         unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
     }
 }
 
-/// Two mappings of the same memory (a memfd mapped twice): one for the code
-/// under test, one for a test standing in for the kernel.
+/// Two views of the same heap block: one for the code under test, one for a
+/// test standing in for the kernel (checkers see its bounds; see module doc).
 #[cfg(test)]
 pub(crate) fn shared_pair(len: usize) -> Result<(Mmap, Mmap)> {
+    let a = Mmap::heap(len)?;
+    let b = a.alias().ok_or(Errno::EINVAL)?;
+    Ok((a, b))
+}
+
+/// Two mappings of the same memory (a memfd mapped twice), as the kernel's
+/// queue is mapped; `shared_pair` for tests that need no real mapping.
+#[cfg(test)]
+pub(crate) fn memfd_pair(len: usize) -> Result<(Mmap, Mmap)> {
     use std::os::fd::{AsFd, FromRawFd, OwnedFd};
     // SAFETY: the name is a valid C string; the result is checked below.
     let fd = unsafe { libc::memfd_create(c"rxe-queue-test".as_ptr(), libc::MFD_CLOEXEC) };
@@ -141,6 +222,18 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     #[test]
+    fn heap_pair_shares_memory() {
+        let (a, mut b) = shared_pair(8192).unwrap();
+        b.bytes_mut(4096, 4).unwrap().copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(a.bytes(4096, 4).unwrap(), &[1, 2, 3, 4]);
+        drop(a);
+        assert_eq!(b.bytes(4096, 4).unwrap(), &[1, 2, 3, 4]);
+        assert!(Mmap::heap(0).is_err());
+        assert_eq!(b.alias().map(|m| m.len()), Some(8192));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // mmap: a foreign call
     fn bounds_and_alignment() {
         let mut m = Mmap::anonymous(4096).unwrap();
         assert_eq!(m.len(), 4096);
@@ -160,8 +253,9 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // memfd_create, mmap: foreign calls
     fn pair_shares_memory() {
-        let (a, mut b) = shared_pair(8192).unwrap();
+        let (a, mut b) = memfd_pair(8192).unwrap();
         b.bytes_mut(4096, 4).unwrap().copy_from_slice(&[1, 2, 3, 4]);
         assert_eq!(a.bytes(4096, 4).unwrap(), &[1, 2, 3, 4]);
         a.atomic_u32(128).unwrap().store(99, Ordering::Release);
@@ -169,6 +263,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // open: a foreign call
     fn map_rejects_offset_overflow() {
         let f = std::fs::File::open("/dev/zero").unwrap();
         let info = MmapInfo {

@@ -9,6 +9,8 @@ pub mod wqe;
 pub mod ah;
 mod context;
 mod cq;
+#[doc(hidden)]
+pub(crate) mod fuzz_hooks;
 mod lock;
 mod obj;
 mod poll;

@@ -47,7 +47,7 @@ const UD_OPS: u64 = (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM) as u64;
 
 /// rxe's own checks of an `ibv_create_qp_ex` request: EOPNOTSUPP for what it
 /// does not do.
-fn check_ex(a: &ibv_qp_init_attr_ex) -> Result<()> {
+pub(super) fn check_ex(a: &ibv_qp_init_attr_ex) -> Result<()> {
     let bad = a.comp_mask & !RXE_QP_COMP_MASK_SUP != 0
         || (a.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS != 0 && a.create_flags != 0)
         || (a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0
@@ -227,7 +227,7 @@ fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> 
     ProducerQueue::new(Mmap::map(ctx.uverbs.fd(), mi)?, elem)
 }
 
-fn dest(ah: &ibv_ah_attr) -> QpDest {
+pub(super) fn dest(ah: &ibv_ah_attr) -> QpDest {
     QpDest {
         // SAFETY: every bit pattern of the union is a valid byte array.
         dgid: unsafe { ah.grh.dgid.raw },
@@ -245,7 +245,7 @@ fn dest(ah: &ibv_ah_attr) -> QpDest {
     }
 }
 
-fn ah_from(d: &QpDest) -> ibv_ah_attr {
+pub(super) fn ah_from(d: &QpDest) -> ibv_ah_attr {
     ibv_ah_attr {
         grh: ibv_global_route {
             dgid: ibv_gid { raw: d.dgid },
@@ -265,7 +265,7 @@ fn ah_from(d: &QpDest) -> ibv_ah_attr {
 
 /// Masks from IBV_QP_RATE_LIMIT on need the extended command, which rxe's
 /// modify and query do not use.
-fn legacy_mask(mask: c_int) -> Result<u32> {
+pub(super) fn legacy_mask(mask: c_int) -> Result<u32> {
     let mask = mask as u32;
     if mask & !(IBV_QP_RATE_LIMIT - 1) != 0 {
         return Err(Errno::EOPNOTSUPP);

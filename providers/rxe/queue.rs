@@ -105,10 +105,8 @@ impl Ring {
         if !slots.is_power_of_two() || !fits || (1usize << log2_elem_size) < min_elem_size {
             return Err(Errno::EINVAL);
         }
-        let mut map = map;
         let data = map
-            .bytes_mut(queue_buf::DATA, bytes as usize)
-            .map(|b| NonNull::from(b).cast::<u8>())
+            .raw(queue_buf::DATA, bytes as usize)
             .ok_or(Errno::EINVAL)?;
         Ok(Ring {
             words: IndexWords::new(&map)?,

@@ -2,11 +2,37 @@
 //! headers (written out by hand here, independent of the Rust structs).
 
 use super::*;
-use crate::providers::rxe::mmap::shared_pair;
+use crate::providers::rxe::mmap::{Mmap, shared_pair};
 use crate::providers::rxe::queue::{ConsumerQueue, ProducerQueue};
 use crate::uverbs::rxe::queue_buf;
 
 const SLOT: usize = 512;
+
+/// A slot buffer aligned as ring slots are (a `Vec<u8>` promises alignment
+/// 1, and Miri gives exactly that: WQE encoders refuse misaligned slots).
+struct Buf(Mmap);
+
+impl Buf {
+    fn new(len: usize, fill: u8) -> Buf {
+        let mut m = Mmap::heap(len).unwrap();
+        m.bytes_mut(0, len).unwrap().fill(fill);
+        Buf(m)
+    }
+}
+
+impl std::ops::Deref for Buf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0.bytes(0, self.0.len()).unwrap()
+    }
+}
+
+impl std::ops::DerefMut for Buf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        let n = self.0.len();
+        self.0.bytes_mut(0, n).unwrap()
+    }
+}
 const LIM: SendLimits = SendLimits {
     max_sge: 4,
     max_inline: 64,
@@ -72,10 +98,10 @@ fn expected(opcode: u32, flags: u32) -> Vec<u8> {
 fn encode(r: &SendReq<'_>) -> Vec<u8> {
     // Stale header bytes must be cleared; past the payload the slot is left
     // as it was (as rdma-core leaves it), zero here.
-    let mut slot = vec![0u8; SLOT];
+    let mut slot = Buf::new(SLOT, 0);
     slot[..SEND_WQE_SIZE].fill(0xaa);
     write_send_wqe(&mut slot, r, &LIM).unwrap();
-    slot
+    slot.to_vec()
 }
 
 #[test]
@@ -299,7 +325,7 @@ fn bind_mw() {
 
 #[test]
 fn recv() {
-    let mut slot = vec![0u8; 128];
+    let mut slot = Buf::new(128, 0);
     slot[..RECV_WQE_SIZE].fill(0xaa);
     write_recv_wqe(&mut slot, 77, &SGES, 2).unwrap();
     let mut e = vec![0u8; 128];
@@ -309,7 +335,7 @@ fn recv() {
     p32(&mut e, 28, 2); // dma.num_sge
     e[40..56].copy_from_slice(SGES[0].as_bytes());
     e[56..72].copy_from_slice(SGES[1].as_bytes());
-    assert_eq!(slot, e);
+    assert_eq!(slot.to_vec(), e);
 }
 
 #[test]
@@ -352,7 +378,7 @@ fn cqe_decode() {
 #[test]
 fn oversize_and_bad_requests_are_refused() {
     let fails = |r: &SendReq<'_>, lim: &SendLimits, slot_len: usize| {
-        let mut slot = vec![0xaa; slot_len];
+        let mut slot = Buf::new(slot_len, 0xaa);
         let e = write_send_wqe(&mut slot, r, lim).unwrap_err();
         assert!(slot.iter().all(|&b| b == 0xaa), "slot untouched on error");
         e
@@ -379,7 +405,7 @@ fn oversize_and_bad_requests_are_refused() {
     };
     assert_eq!(fails(&inl, &LIM, SLOT), Errno::EINVAL, "max_inline");
     assert_eq!(fails(&inl, &roomy, 256), Errno::EINVAL, "inline > slot");
-    let mut ok = vec![0; 208 + 65];
+    let mut ok = Buf::new(208 + 65, 0);
     write_send_wqe(&mut ok, &inl, &roomy).unwrap();
 
     let flagged = SendReq {
@@ -506,7 +532,7 @@ fn post_and_poll_through_rings() {
 #[test]
 #[ignore]
 fn encode_loop() {
-    let mut slot = vec![0u8; SLOT];
+    let mut slot = Buf::new(SLOT, 0);
     let r = SendReq {
         payload: Payload::Sge(&SGES[..1]),
         ..req(SendOp::RdmaWrite {

@@ -5,6 +5,7 @@
 //! Layers: `msg` (wire format, pure), `query` (one request and its replies over
 //! a `Transport`), `nldev` (the commands), `sock` (the socket, all the `unsafe`).
 
+pub(crate) mod fuzz;
 mod msg;
 mod neigh;
 mod nldev;

@@ -33,23 +33,32 @@ pub fn sysfs_path() -> &'static Path {
 /// [`sysfs_path`] as a C string, for ibv_get_sysfs_path.
 pub fn sysfs_path_c() -> &'static std::ffi::CStr {
     static C: OnceLock<std::ffi::CString> = OnceLock::new();
-    C.get_or_init(|| {
-        use std::os::unix::ffi::OsStrExt;
-        std::ffi::CString::new(sysfs_path().as_os_str().as_bytes())
-            .unwrap_or_else(|_| c"/sys".into())
-    })
+    C.get_or_init(|| c_root(sysfs_path()))
 }
 
-/// `/sys`, or the given override with trailing slashes dropped.
+/// `/sys`, or the given override with trailing slashes dropped. An override
+/// that is empty or all slashes is the root directory: rdma-core keeps "" and
+/// appends "/class/...", so its paths start at `/` too.
 pub fn sysfs_root_from(env: Option<&OsStr>) -> PathBuf {
     match env {
         Some(v) => {
             let s = v.as_bytes();
             let end = s.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
-            PathBuf::from(OsStr::from_bytes(&s[..end]))
+            match end {
+                0 => PathBuf::from("/"),
+                _ => PathBuf::from(OsStr::from_bytes(&s[..end])),
+            }
         }
         None => PathBuf::from("/sys"),
     }
+}
+
+/// The root as ibv_get_sysfs_path prints it: "" for `/`, as rdma-core strips
+/// every trailing slash.
+pub fn c_root(root: &Path) -> std::ffi::CString {
+    let b = root.as_os_str().as_bytes();
+    let b = if b == b"/" { &b[..0] } else { b };
+    std::ffi::CString::new(b).unwrap_or_else(|_| c"/sys".into())
 }
 
 /// Real and effective uid differ (from /proc, to need no `unsafe` here).
@@ -195,7 +204,7 @@ pub fn parse_guid(s: &str) -> Option<u64> {
 }
 
 /// Like `strtoul`: the leading decimal digits ("1: CA" is 1).
-fn parse_leading_u64(s: &str) -> Option<u64> {
+pub(crate) fn parse_leading_u64(s: &str) -> Option<u64> {
     let s = s.trim_start();
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     s[..end].parse().ok()

@@ -93,6 +93,17 @@ fn sysfs_root_override() {
         sysfs_root_from(Some(OsStr::new("/tmp/fake"))),
         PathBuf::from("/tmp/fake")
     );
+    // Empty or all slashes: rdma-core keeps "" and builds "/class/..." on it.
+    for v in ["", "/", "///"] {
+        let root = sysfs_root_from(Some(OsStr::new(v)));
+        assert_eq!(root, PathBuf::from("/"));
+        assert_eq!(c_root(&root).as_bytes(), b"");
+        assert_eq!(
+            root.join("class/infiniband"),
+            PathBuf::from("/class/infiniband")
+        );
+    }
+    assert_eq!(c_root(Path::new("/sys")).as_bytes(), b"/sys");
 }
 
 #[test]

@@ -171,6 +171,7 @@ fn read_n(r: &mut std::io::PipeReader, n: usize) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
 fn write_path_bytes() {
     let (u, mut r) = pipe_uverbs();
     let drv = [0xabu8; 8];
@@ -187,6 +188,7 @@ fn write_path_bytes() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
 fn destroy_falls_back_to_write_without_ioctl() {
     let (u, mut r) = pipe_uverbs();
     u.dealloc_pd(0x42).unwrap();
@@ -202,6 +204,7 @@ fn destroy_falls_back_to_write_without_ioctl() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
 fn extended_write_bytes() {
     let (u, mut r) = pipe_uverbs();
     let req = cq::ExCreateCq {
@@ -224,6 +227,7 @@ fn extended_write_bytes() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
 fn rxe_doorbell_is_an_empty_post_send() {
     let (u, mut r) = pipe_uverbs();
     u.post_send_doorbell(9).unwrap();

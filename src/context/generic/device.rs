@@ -36,11 +36,11 @@ pub fn query_device_any(
         resp.response_length = size_of::<QueryDeviceResp>() as u32;
     }
     fill_base(&mut attr.orig_attr, &resp.base);
-    fill_ex(ctx, attr, attr_size, &resp);
+    fill_ex(attr, attr_size, &resp, || num_ports(ctx));
     Ok(resp)
 }
 
-fn fill_base(a: &mut ibv_device_attr, r: &QueryDeviceResp) {
+pub(crate) fn fill_base(a: &mut ibv_device_attr, r: &QueryDeviceResp) {
     a.node_guid = r.node_guid;
     a.sys_image_guid = r.sys_image_guid;
     a.max_mr_size = r.max_mr_size;
@@ -93,7 +93,14 @@ const fn end_of(off: usize, size: usize) -> usize {
     off + size
 }
 
-fn fill_ex(ctx: &Context, a: &mut ibv_device_attr_ex, attr_size: usize, r: &ExQueryDeviceResp) {
+/// `ports` gives the port count netlink reports (0 if none), asked only
+/// when the caller's struct has room for `phys_port_cnt_ex`.
+pub(crate) fn fill_ex(
+    a: &mut ibv_device_attr_ex,
+    attr_size: usize,
+    r: &ExQueryDeviceResp,
+    ports: impl FnOnce() -> u32,
+) {
     type A = ibv_device_attr_ex;
     type R = ExQueryDeviceResp;
     let ok = |ae: usize, re: usize| can_copy(attr_size, ae, r, re);
@@ -181,7 +188,7 @@ fn fill_ex(ctx: &Context, a: &mut ibv_device_attr_ex, attr_size: usize, r: &ExQu
         a.xrc_odp_caps = r.xrc_odp_caps;
     }
     if attr_size >= end_of(offset_of!(A, phys_port_cnt_ex), 4) {
-        a.phys_port_cnt_ex = match num_ports(ctx) {
+        a.phys_port_cnt_ex = match ports() {
             0 => a.orig_attr.phys_port_cnt.into(),
             n => n,
         };

@@ -69,7 +69,7 @@ fn zero_entry() -> ibv_gid_entry {
     }
 }
 
-fn entry_from_bytes(b: &[u8; GID_ENTRY_SIZE]) -> ibv_gid_entry {
+pub(crate) fn entry_from_bytes(b: &[u8; GID_ENTRY_SIZE]) -> ibv_gid_entry {
     let u32_at = |o: usize| u32::from_ne_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
     let mut raw = [0u8; 16];
     raw.copy_from_slice(&b[..16]);

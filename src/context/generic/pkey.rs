@@ -18,7 +18,7 @@ pub fn query_pkey(ctx: &Context, port: u8, index: i32) -> Result<u16> {
 }
 
 /// Like sscanf "%hx": optional blanks, optional 0x, hex digits (truncated to 16 bits).
-fn parse_hex_u16(b: &[u8]) -> Option<u16> {
+pub(crate) fn parse_hex_u16(b: &[u8]) -> Option<u16> {
     let s = std::str::from_utf8(b).ok()?.trim_start();
     let s = s
         .strip_prefix("0x")

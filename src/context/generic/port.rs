@@ -4,9 +4,15 @@
 use crate::abi::*;
 use crate::context::Context;
 use crate::entry::Result;
+use crate::uverbs::device::QueryPortRespEx;
 
 pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
-    let r = ctx.uverbs.query_port(port)?;
+    fill(attr, &ctx.uverbs.query_port(port)?);
+    Ok(())
+}
+
+/// The kernel's answer into the caller's struct (enums pass as they came).
+pub(crate) fn fill(attr: &mut ibv_port_attr, r: &QueryPortRespEx) {
     let l = &r.legacy_resp;
     attr.state = ibv_port_state(l.state.into());
     attr.max_mtu = ibv_mtu(l.max_mtu.into());
@@ -33,5 +39,4 @@ pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<(
     attr.port_cap_flags2 = r.port_cap_flags2;
     // rdma-core 64; zero by write() and from kernels before 6.7.
     attr.active_speed_ex = r.active_speed_ex;
-    Ok(())
 }
