@@ -1,5 +1,5 @@
 # make          builds build/lib/libibverbs.so.1, the libibverbs.so link and libibverbs.pc
-# make test     runs every test (unit, header, ABI, C, VM)
+# make test     runs every test (unit, header, ABI, C, VM, packages)
 # make static   build/lib/libibverbs.a (the Rust providers built in; no symbol versions)
 # make install  PREFIX=/usr/local (DESTDIR honoured): shared and static library, headers, .pc
 # make deb      build/deb/libibverbs1-rs_*.deb, libibverbs-rs-dev_*.deb (packaging/deb/)
