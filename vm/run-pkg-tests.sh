@@ -25,10 +25,10 @@ pc() { PKG_CONFIG_PATH=$REPO/build/lib/pkgconfig pkg-config --define-variable=li
          --define-variable=includedir="$REPO/include" "$@" libibverbs; }
 src=$REPO/tests/static/static_rc.c
 # shellcheck disable=SC2046
-cc -std=gnu11 -O1 -Wall -static -o "$run/static_rc" "$src" $(pc --static --cflags --libs) > "$run/static_rc.build.log" 2>&1 ||
+cc -std=gnu11 -O1 -Wall -static -I"$REPO/c-tests" -o "$run/static_rc" "$src" $(pc --static --cflags --libs) > "$run/static_rc.build.log" 2>&1 ||
   { cat "$run/static_rc.build.log"; vm_die "cc -static with libibverbs.a failed"; }
 # shellcheck disable=SC2046
-cc -std=gnu11 -O1 -Wall -o "$run/static_rc_dyn" "$src" $(pc --cflags) "$REPO/build/lib/libibverbs.a" $(pc --static --libs-only-l | sed 's/-libverbs//') \
+cc -std=gnu11 -O1 -Wall -I"$REPO/c-tests" -o "$run/static_rc_dyn" "$src" $(pc --cflags) "$REPO/build/lib/libibverbs.a" $(pc --static --libs-only-l | sed 's/-libverbs//') \
   > "$run/static_rc_dyn.build.log" 2>&1 || { cat "$run/static_rc_dyn.build.log"; vm_die "cc with libibverbs.a (shared glibc) failed"; }
 
 # The consumers (host side, for the guest's ldd check): ELF files of installed
