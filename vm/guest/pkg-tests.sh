@@ -127,6 +127,8 @@ check deb/diverted sh -c "[ \"\$(dpkg-divert --listpackage $SOFILE)\" = libibver
 check deb/ldconfig sh -c "l=\$(ldconfig -p | awk '\$1 == \"libibverbs.so.1\" {print \$NF; exit}'); [ \"\$(readlink -f \$l)\" = $SOFILE ] && echo \"ldconfig cache: \$l -> \$(readlink -f \$l)\""
 check deb/dpkg-audit sh -c '[ -z "$(dpkg --audit)" ] && echo "dpkg --audit: nothing to report"'
 check deb/apt-check sh -c 'apt-get check -qq && echo "apt-get check: dependencies satisfied"'
+# Reinstalling (dpkg's upgrade path: preinst upgrade, old postrm upgrade) keeps the diversions.
+check deb/dpkg-reinstall sh -c "dpkg -i $DEBS > $W/reinstall.log 2>&1 && [ \"\$(sha256sum < $SOFILE | cut -c1-64)\" = $OUR_SHA ] && [ \"\$(dpkg-divert --listpackage $SOFILE)\" = libibverbs1-rs ] && [ \"\$(sha256sum < $STASH$SOFILE | cut -c1-64)\" = $DEB_SHA ] && echo 'dpkg -i again: still ours, the Debian file is still diverted, intact'"
 # Every dependant stays installable with ours in place: apt, asked to
 # (re)install them, removes nothing.
 check deb/apt-installable sh -c 'out=$(apt-get -s -o Debug::NoLocking=1 install --reinstall ibverbs-utils perftest librdmacm1 rdmacm-utils ibverbs-providers python3-pyverbs libibverbs-dev 2>&1) || { echo "$out"; exit 1; }
