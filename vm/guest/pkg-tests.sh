@@ -19,7 +19,7 @@ RES=$OUTDIR/pkg-results.tsv
 MA=x86_64-linux-gnu
 SOFILE=/usr/lib/$MA/libibverbs.so.1.14.44.0
 STASH=/usr/lib/$MA/libibverbs-rs/debian
-DEBS=$(ls "$REPO"/build/deb/libibverbs1-rs_*.deb "$REPO"/build/deb/libibverbs-rs-dev_*.deb)
+DEBS=$(echo "$REPO"/build/deb/libibverbs1-rs_*.deb "$REPO"/build/deb/libibverbs-rs-dev_*.deb)  # one line: it goes into sh -c strings
 # The client programs run before and after (names of vm/guest/tests.sh cases).
 SUITE=${PKG_TEST_SUITE:-'^(ibv_devices|ibv_devinfo|ibv_devinfo-v|ibv_rc_pingpong|ibv_ud_pingpong|ib_send_lat|ib_write_bw|ib_read_lat|rping-V|rdma_server)$'}
 # On Debian's library first, only what the installed run is compared with byte for byte.
