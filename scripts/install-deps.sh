@@ -11,6 +11,7 @@ PKGS=(
   qemu-system-x86 busybox-static iproute2 rdma-core kmod cpio       # the Soft-RoCE VM harness (vm/)
   ibverbs-providers procps xz-utils zstd                            #   (its kernel is fetched into vm/cache/ on first use)
   valgrind                                                          # make bench: instructions per operation (callgrind)
+  lintian python3-pyverbs                                           # make deb (lintian), make pkg-test (a consumer of libibverbs1)
 )
 
 missing=()

@@ -30,8 +30,9 @@ OUR_LIB=$REPO/build/lib/libibverbs.so.1
 
 # Kernel modules packed into the initramfs (with their dependencies) and loaded
 # in this order at boot. crc32_* are what rxe's crypto_alloc_shash("crc32")
-# needs; loading them up front means no autoload is needed later.
-VM_MODULES="virtio_pci 9pnet_virtio 9p veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe"
+# needs; loading them up front means no autoload is needed later. overlay: the
+# package test (vm/run-pkg-tests.sh) installs the .deb into an overlay root.
+VM_MODULES="virtio_pci 9pnet_virtio 9p veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 2; }
@@ -124,7 +125,9 @@ vm_prepare() {
   vm_check_host
   local kd=$VM_CACHE/$VM_KERNEL pkg deb ver x stage m rel opts=()
   mkdir -p "$kd"
-  if [ ! -s "$kd/package" ] || [ ! -e "$kd/vmlinuz" ] || [ ! -s "$kd/kver" ]; then
+  # (modules.list: the VM_MODULES the cache was made for; a change remakes it)
+  if [ ! -s "$kd/package" ] || [ ! -e "$kd/vmlinuz" ] || [ ! -s "$kd/kver" ] ||
+     [ "$(cat "$kd/modules.list" 2>/dev/null)" != "$VM_MODULES" ]; then
     pkg=$(vm_resolve_kernel_pkg)
     vm_log "fetching $pkg ($VM_KERNEL kernel) into vm/cache/$VM_KERNEL/ (once)"
     [ "$VM_KERNEL" = backports ] && read -ra opts <<<"$(vm_bpo_apt)"
@@ -162,6 +165,7 @@ vm_prepare() {
     rm -rf "$x"
     echo "$ver" > "$kd/kver"
     echo "$pkg" > "$kd/package"
+    echo "$VM_MODULES" > "$kd/modules.list"
     rm -f "$kd/initrd.gz"
   fi
   VM_KDIR=$kd

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `make pkg-test`: one boot of the Soft-RoCE VM (vm/guest/pkg-tests.sh) proves
+#  - the static library: a C program linked with build/lib/libibverbs.a (fully
+#    static, and libibverbs.a with a shared glibc) lists the devices and does
+#    an RC send on rxe0 with no libibverbs.so.1 loadable or mapped;
+#  - the .debs (make deb): installed with dpkg over Debian's libibverbs1 and
+#    libibverbs-dev in a throwaway overlay root, every installed consumer then
+#    runs on ours, and purging them gives Debian's files back byte for byte.
+# Exit status 0 when every check passed. Logs: vm/out/pkg-test/.
+# Settings: PKG_TEST_SUITE (regex of vm/guest/tests.sh case names run before
+# and after the install), VM_KERNEL, VM_TIMEOUT (whole boot, default 1800 s).
+set -euo pipefail
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+. "$(dirname "$0")/lib.sh"
+
+for f in "$REPO/build/lib/libibverbs.a" "$REPO"/build/deb/libibverbs1-rs_*.deb "$REPO"/build/deb/libibverbs-rs-dev_*.deb; do
+  [ -e "$f" ] || vm_die "$f is missing: run 'make static deb' first"
+done
+vm_prepare
+run=$VM_OUT/pkg-test; [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
+rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
+
+# The static test program, linked by the flags pkg-config gives for the build tree.
+pc() { PKG_CONFIG_PATH=$REPO/build/lib/pkgconfig pkg-config --define-variable=libdir="$REPO/build/lib" \
+         --define-variable=includedir="$REPO/include" "$@" libibverbs; }
+src=$REPO/tests/static/static_rc.c
+# shellcheck disable=SC2046
+cc -std=gnu11 -O1 -Wall -static -I"$REPO/c-tests" -o "$run/static_rc" "$src" $(pc --static --cflags --libs) > "$run/static_rc.build.log" 2>&1 ||
+  { cat "$run/static_rc.build.log"; vm_die "cc -static with libibverbs.a failed"; }
+# shellcheck disable=SC2046
+cc -std=gnu11 -O1 -Wall -I"$REPO/c-tests" -o "$run/static_rc_dyn" "$src" $(pc --cflags) "$REPO/build/lib/libibverbs.a" $(pc --static --libs-only-l | sed 's/-libverbs//') \
+  > "$run/static_rc_dyn.build.log" 2>&1 || { cat "$run/static_rc_dyn.build.log"; vm_die "cc with libibverbs.a (shared glibc) failed"; }
+
+# The consumers (host side, for the guest's ldd check): ELF files of installed
+# packages that depend on libibverbs1 or librdmacm1 and need libibverbs.so.1,
+# librdmacm.so.1 or a provider library (which need libibverbs.so.1 in turn).
+needs_verbs() { readelf -dW "$1" 2>/dev/null | grep -qE 'NEEDED.*\[(libibverbs|librdmacm|libmlx4|libmlx5|libefa|libmana)\.so\.1\]'; }
+for p in $(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Depends} ${Pre-Depends}\n' |
+           awk '$1 == "ii" && /libibverbs1|librdmacm1/ {print $2}' | sed 's/:.*//' | sort -u) librdmacm1; do
+  dpkg -L "$p" | while read -r f; do if [ -f "$f" ] && [ ! -L "$f" ] && needs_verbs "$f"; then echo "$p $f"; fi; done
+done | sort -u -k2 > "$run/consumers.txt"
+# ... and what they import from libibverbs (name@IBVERBS_x), all of which the
+# packaged library must define, as the dynamic linker will require.
+ours=$run/ours.so
+dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ./usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0 > "$ours"
+readelf -W --dyn-syms "$ours" | awk '$7 != "UND" && $8 ~ /@/ {sub("@@", "@", $8); print $8}' | sort -u > "$run/ours.defined"
+cut -d' ' -f2 "$run/consumers.txt" | xargs readelf -W --dyn-syms 2>/dev/null |
+  awk '$7 == "UND" && $8 ~ /@IBVERBS_/ {print $8}' | sort -u > "$run/consumers.imports"
+comm -23 "$run/consumers.imports" "$run/ours.defined" > "$run/consumers.missing"
+: > "$run/host-results.tsv"
+if [ -s "$run/consumers.missing" ]; then
+  printf 'deb/consumer-symbols\tfail\tnot defined by the packaged library: %s\n' "$(head -5 "$run/consumers.missing" | tr '\n' ' ')" >> "$run/host-results.tsv"
+else
+  printf 'deb/consumer-symbols\tpass\tall %s name@IBVERBS_x imports of %s consumer files are defined by the packaged library\n' \
+    "$(wc -l < "$run/consumers.imports")" "$(wc -l < "$run/consumers.txt")" >> "$run/host-results.tsv"
+fi
+awk -F'\t' '{printf "  %s %-34s %s\n", ($2 == "pass" ? "PASS" : "FAIL"), $1, $3}' "$run/host-results.tsv"
+
+{
+  [ -n "${PKG_TEST_SUITE:-}" ] && printf 'export PKG_TEST_SUITE=%q\n' "$PKG_TEST_SUITE"
+  echo "exec bash '$REPO/vm/guest/pkg-tests.sh'"
+} > "$run/cmd.sh"
+echo "$REPO" > "$run/cwd"
+echo "pkg-test: booting the VM (kernel $VM_KVER, TCG); logs in ${run#$REPO/}/"
+t0=$(date +%s)
+set +e
+vm_boot "$run"; brc=$?
+set -e
+cat "$run/host-results.tsv" >> "$run/pkg-results.tsv"
+pass=$(awk -F'\t' '$2 == "pass"' "$run/pkg-results.tsv" 2>/dev/null | wc -l)
+fail=$(awk -F'\t' '$2 != "pass"' "$run/pkg-results.tsv" 2>/dev/null | wc -l)
+echo
+if [ "$brc" != 0 ]; then echo "pkg-test: the VM run did not complete (status $brc; see ${run#$REPO/}/console.log)"; fail=$((fail + 1)); fi
+for need in static/full/run static/libibverbs-only/run deb/dpkg-install deb/ldd-consumers deb/suite-installed deb/debian-back; do
+  grep -q "^$need	pass" "$run/pkg-results.tsv" 2>/dev/null || { echo "pkg-test: check $need did not pass"; fail=$((fail + 1)); }
+done
+echo "pkg-test: kernel $VM_KVER, total $(( $(date +%s) - t0 ))s"
+echo "pkg-test: $pass passed, $fail failed"
+[ "$fail" = 0 ]
