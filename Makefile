@@ -11,7 +11,7 @@ LIB      := $(BUILD)/lib/libibverbs.so.1
 PC       := $(BUILD)/lib/pkgconfig/libibverbs.pc
 VERSION  := 1.14.44.0
 
-.PHONY: all lib header check-header unit-test abi-test c-test vm-test demo bench test install clean
+.PHONY: all lib header check-header unit-test abi-test c-test plugin-test vm-test demo bench test install clean
 
 all: lib $(PC)
 
@@ -37,7 +37,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-test: all unit-test check-header abi-test c-test vm-test
+test: all unit-test check-header abi-test c-test plugin-test vm-test
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/infiniband
@@ -58,6 +58,9 @@ abi-test: all
 c-test: all
 	c-tests/run.sh
 	c-tests/inline/diff.sh
+
+plugin-test: all
+	tests/plugins/discovery.sh
 
 vm-test: all
 	vm/run-tests.sh

@@ -5,6 +5,7 @@
 //! these symbols to load. Each fails cleanly with ENOSYS if ever called.
 //! Not declared in verbs.h.
 
+use crate::driver_abi::v34::verbs_device_ops;
 use crate::entry::{Errno, set_errno};
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
@@ -50,7 +51,20 @@ driver_api!(errno
     ibv_cmd_resize_cq,
 );
 driver_api!(ptr _verbs_init_and_alloc_context, verbs_open_device);
-driver_api!(void __verbs_log, verbs_init_cq, verbs_register_driver_34, verbs_set_ops, verbs_uninit_context);
+driver_api!(void __verbs_log, verbs_init_cq, verbs_set_ops, verbs_uninit_context);
+
+/// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
+/// driver.h); devices are matched against it when the device list is read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) {
+    entry!(value(()), verbs_register_driver_34(ops) {
+        // SAFETY: a plugin's static ops table, which lives as long as the
+        // plugin stays loaded (for good: plugins are never unloaded).
+        if let Some(ops) = unsafe { ops.as_ref() } {
+            crate::providers::plugin::load::register(ops);
+        }
+    })
+}
 
 /// Reads a file of a device's sysfs directory: -1 with errno, as no device of
 /// a C provider exists here.

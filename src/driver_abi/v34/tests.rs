@@ -58,7 +58,10 @@ fn ours() -> BTreeSet<String> {
     s.insert("member ib_uverbs_attr.data_s64 8 8".into());
     // The bit-fields share our `flags` byte.
     let f = offset_of!(ibv_command_buffer, flags);
-    for (bit, n) in ["buffer_error", "fallback_require_ex", "fallback_ioctl_only"].iter().enumerate() {
+    for (bit, n) in ["buffer_error", "fallback_require_ex", "fallback_ioctl_only"]
+        .iter()
+        .enumerate()
+    {
         s.insert(format!("member ibv_command_buffer.{n} {f}:{bit} 1b"));
     }
     s.insert("member ib_uverbs_ioctl_hdr.attrs 24 0".into());
@@ -83,6 +86,9 @@ fn layouts_match_rdma_core_44() {
     let ours = ours();
     let missing: Vec<_> = facts.difference(&ours).collect();
     let extra: Vec<_> = ours.difference(&facts).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "missing {missing:#?}\nextra {extra:#?}");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing {missing:#?}\nextra {extra:#?}"
+    );
     assert!(facts.len() > 180);
 }
