@@ -30,7 +30,7 @@ pub mod uverbs;
 pub mod verbs;
 
 mod enum_str;
-mod fork;
+pub(crate) mod fork;
 mod object;
 mod rate;
 

@@ -6,9 +6,13 @@
 //! `crate::driver_abi::v34`; a later ABI adds a module there, not a second host.
 #![allow(unsafe_code)]
 
+pub mod cmd;
+pub mod context;
 pub mod device;
+pub mod dispatch;
 pub mod load;
 pub mod matching;
+pub mod objects;
 
 use crate::context::Context;
 use crate::device::Device;
@@ -79,7 +83,9 @@ impl Provider for Plugin {
         false
     }
 
-    fn open(&self, _dev: &Arc<Device>) -> Result<Arc<Context>> {
-        Err(Errno::EOPNOTSUPP)
+    /// verbs_open_device: the plugin allocates the context.
+    fn open(&self, dev: &Arc<Device>) -> Result<Arc<Context>> {
+        let vdev = verbs_device_of(dev).ok_or(Errno::EINVAL)?;
+        context::open(dev, vdev)
     }
 }

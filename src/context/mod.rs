@@ -15,7 +15,7 @@ mod ops;
 pub use close::close;
 pub use events::{EventCounts, Events};
 pub use objects::*;
-pub use open::open;
+pub use open::{open, open_hosted};
 pub use ops::ContextOps;
 
 use crate::abi::{ibv_context, verbs_context};
@@ -35,6 +35,9 @@ pub struct Context {
     pub async_fd: OwnedFd,
     /// The provider's half of the context.
     pub ops: Box<dyn ContextOps>,
+    /// A hosted C plugin's context: the `verbs_context` inside the plugin's
+    /// own allocation, which C holds instead of `c`.
+    hosted: Option<std::ptr::NonNull<verbs_context>>,
 }
 
 // SAFETY: the C struct is filled before publication; afterwards only the
@@ -46,14 +49,23 @@ unsafe impl Send for Context {}
 impl CObject for Context {
     type C = ibv_context;
     fn c_ptr(&self) -> *mut ibv_context {
-        // SAFETY: a field projection inside our own allocation.
-        unsafe { &raw mut (*self.c.get()).context }
+        // SAFETY: a field projection inside our own allocation, or inside the
+        // hosted plugin's context, which lives until the context is closed.
+        unsafe { &raw mut (*self.c()).context }
     }
 }
 
 impl Context {
     /// The verbs_context C sees.
     pub fn c(&self) -> *mut verbs_context {
-        self.c.get()
+        match self.hosted {
+            Some(p) => p.as_ptr(),
+            None => self.c.get(),
+        }
+    }
+
+    /// The hosted plugin's context, if this is one.
+    pub fn hosted(&self) -> Option<std::ptr::NonNull<verbs_context>> {
+        self.hosted
     }
 }

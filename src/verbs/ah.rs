@@ -1,6 +1,7 @@
 //! Address handles, and building their attributes from a received completion.
 
 use crate::abi::*;
+use crate::providers::plugin::dispatch as hosted;
 use crate::context::generic::eth_l2;
 use crate::context::{Ah, Context, Pd};
 use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
@@ -10,6 +11,10 @@ use std::ffi::c_int;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
     entry!(ptr, ibv_create_ah(pd, attr) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::create_ah(pd, attr) {
+            return r;
+        }
         let pd = object::lookup::<Pd>(pd)?;
         // SAFETY: the caller's input.
         let attr = unsafe { arg_ref(attr)? };
@@ -20,6 +25,10 @@ pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
     entry!(errno, ibv_destroy_ah(ah) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::destroy_ah(ah) {
+            return r;
+        }
         object::retire_if::<Ah>(ah, |a| a.ctx.ops.destroy_ah(a)).map(drop)
     })
 }

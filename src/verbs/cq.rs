@@ -1,6 +1,7 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
+use crate::providers::plugin::dispatch as hosted;
 use crate::context::{CompChannel, Context, Cq, events};
 use crate::entry::arg_mut;
 use crate::object;
@@ -32,6 +33,10 @@ pub unsafe extern "C" fn ibv_create_cq(
     comp_vector: c_int,
 ) -> *mut ibv_cq {
     entry!(ptr, ibv_create_cq(context, cqe, cq_context, channel, comp_vector) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::create_cq(context, cqe, cq_context, channel, comp_vector) {
+            return r;
+        }
         let ctx = object::lookup::<Context>(context)?;
         let channel = if channel.is_null() { None } else { Some(object::lookup::<CompChannel>(channel)?) };
         Ok(object::publish(ctx.ops.create_cq(&ctx, cqe, cq_context, channel, comp_vector)?))
@@ -41,6 +46,10 @@ pub unsafe extern "C" fn ibv_create_cq(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
     entry!(errno, ibv_resize_cq(cq, cqe) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::resize_cq(cq, cqe) {
+            return r;
+        }
         let cq = object::lookup::<Cq>(cq)?;
         cq.ctx.ops.resize_cq(&cq, cqe)
     })
@@ -49,6 +58,10 @@ pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
     entry!(errno, ibv_destroy_cq(cq) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::destroy_cq(cq) {
+            return r;
+        }
         events::destroy::<Cq>(cq, |c| c.ctx.ops.destroy_cq(c)).map(drop)
     })
 }
@@ -73,6 +86,9 @@ pub unsafe extern "C" fn ibv_get_cq_event(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
     entry!(value(()), ibv_ack_cq_events(cq, nevents) {
+        if hosted::ack_cq_events(cq, nevents).is_some() {
+            return;
+        }
         match object::lookup::<Cq>(cq) {
             Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
             Err(e) => crate::entry::set_errno(e),

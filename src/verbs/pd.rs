@@ -1,6 +1,7 @@
 //! Protection domains and memory registration.
 
 use crate::abi::*;
+use crate::providers::plugin::dispatch as hosted;
 use crate::context::generic::mr;
 use crate::context::{Context, Dm, Mr, Pd};
 use crate::entry::{Result, set_errno};
@@ -10,6 +11,10 @@ use std::ffi::{c_int, c_uint, c_void};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
     entry!(ptr, ibv_alloc_pd(context) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::alloc_pd(context) {
+            return r;
+        }
         let ctx = object::lookup::<Context>(context)?;
         Ok(object::publish(ctx.ops.alloc_pd(&ctx)?))
     })
@@ -18,6 +23,10 @@ pub unsafe extern "C" fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
     entry!(errno, ibv_dealloc_pd(pd) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::dealloc_pd(pd) {
+            return r;
+        }
         object::retire_if::<Pd>(pd, |p| p.ctx.ops.dealloc_pd(p)).map(drop)
     })
 }
@@ -62,6 +71,10 @@ pub unsafe extern "C" fn ibv_reg_mr(
     access: c_int,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr(pd, addr, length, access) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::reg_mr(pd, addr, length, addr as u64, access) {
+            return r;
+        }
         reg(pd, addr, length, addr as u64, access as c_uint)
     })
 }
@@ -75,6 +88,10 @@ pub unsafe extern "C" fn ibv_reg_mr_iova(
     access: c_int,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr_iova(pd, addr, length, iova, access) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::reg_mr(pd, addr, length, iova, access) {
+            return r;
+        }
         reg(pd, addr, length, iova, access as c_uint)
     })
 }
@@ -88,6 +105,10 @@ pub unsafe extern "C" fn ibv_reg_mr_iova2(
     access: c_uint,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr_iova2(pd, addr, length, iova, access) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::reg_mr(pd, addr, length, iova, access as c_int) {
+            return r;
+        }
         reg(pd, addr, length, iova, access)
     })
 }
@@ -131,6 +152,10 @@ pub unsafe extern "C" fn ibv_rereg_mr(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
     entry!(errno, ibv_dereg_mr(mr) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::dereg_mr(mr) {
+            return r;
+        }
         object::retire_if::<Mr>(mr, mr::dereg).map(drop)
     })
 }

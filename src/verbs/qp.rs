@@ -1,6 +1,7 @@
 //! Queue pairs: create, modify, query, destroy, multicast and ECE.
 
 use crate::abi::*;
+use crate::providers::plugin::dispatch as hosted;
 use crate::context::{Pd, Qp, events};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
@@ -12,6 +13,10 @@ pub unsafe extern "C" fn ibv_create_qp(
     qp_init_attr: *mut ibv_qp_init_attr,
 ) -> *mut ibv_qp {
     entry!(ptr, ibv_create_qp(pd, qp_init_attr) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::create_qp(pd, qp_init_attr) {
+            return r;
+        }
         let pd = object::lookup::<Pd>(pd)?;
         // SAFETY: the caller's attributes; capacities are written back.
         let attr = unsafe { arg_mut(qp_init_attr)? };
@@ -26,6 +31,10 @@ pub unsafe extern "C" fn ibv_modify_qp(
     attr_mask: c_int,
 ) -> c_int {
     entry!(errno, ibv_modify_qp(qp, attr, attr_mask) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::modify_qp(qp, attr, attr_mask) {
+            return r;
+        }
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's attributes.
         let attr = unsafe { arg_ref(attr)? };
@@ -45,6 +54,10 @@ pub unsafe extern "C" fn ibv_query_qp(
     init_attr: *mut ibv_qp_init_attr,
 ) -> c_int {
     entry!(errno, ibv_query_qp(qp, attr, attr_mask, init_attr) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::query_qp(qp, attr, attr_mask, init_attr) {
+            return r;
+        }
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's out-parameters.
         let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
@@ -59,6 +72,10 @@ pub unsafe extern "C" fn ibv_query_qp(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
     entry!(errno, ibv_destroy_qp(qp) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::destroy_qp(qp) {
+            return r;
+        }
         events::destroy::<Qp>(qp, |q| q.ctx.ops.destroy_qp(q)).map(drop)
     })
 }
@@ -114,6 +131,10 @@ pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
     entry!(errno, ibv_attach_mcast(qp, gid, lid) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::attach_mcast(qp, gid, lid, true) {
+            return r;
+        }
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };
@@ -124,6 +145,10 @@ pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
     entry!(errno, ibv_detach_mcast(qp, gid, lid) {
+        // A hosted plugin's object goes to the plugin.
+        if let Some(r) = hosted::attach_mcast(qp, gid, lid, false) {
+            return r;
+        }
         let qp = object::lookup::<Qp>(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };

@@ -9,6 +9,23 @@ use crate::object;
 use crate::verbs::query::{query_device_ex_into, query_port_into};
 use std::ffi::c_int;
 
+/// The library's slots of a hosted plugin's context (rdma-core's
+/// set_lib_ops): port and device queries through our entry points, CQ/QP/SRQ
+/// creation through the host, which tracks what the plugin makes.
+pub fn fill_hosted(v: &mut verbs_context) {
+    use crate::providers::plugin::dispatch;
+    v.query_port = Some(query_port);
+    v.context.ops._compat_query_device = Some(super::query::ibv_query_device);
+    v.context.ops._compat_query_port = Some(super::query::ibv_query_port);
+    v.create_cq_ex = Some(dispatch::create_cq_ex);
+    if v.create_qp_ex.is_some() {
+        v.create_qp_ex = Some(dispatch::create_qp_ex);
+    }
+    if v.create_srq_ex.is_some() {
+        v.create_srq_ex = Some(dispatch::create_srq_ex);
+    }
+}
+
 /// Points the slots the library implements at their dispatchers.
 pub fn fill(v: &mut verbs_context) {
     v.query_port = Some(query_port);

@@ -3,7 +3,9 @@
 # program x library case, one line per case in $OUTDIR/results.tsv:
 #   LIB<TAB>NAME<TAB>pass|fail<TAB>SECONDS<TAB>DETAIL
 # LIB: debian (Debian's libibverbs), ours (LD_LIBRARY_PATH=<repo>/build/lib),
-# preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1). Classification against
+# preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1), plugin (ours by
+# LD_LIBRARY_PATH with IBV_PROVIDERS=plugin: Debian's own C rxe plugin hosted
+# by our library instead of our Rust rxe provider). Classification against
 # vm/expected-failures.txt is done by vm/run-tests.sh on the host.
 # LIB mixed: interop pairs (INTEROP=1 pair ...) run once with the server on
 # Debian's library and the client on ours (NAME/s-debian.c-ours) and once the
@@ -13,7 +15,7 @@
 # (for mixed cases: the server's library in the server, the client's in the client).
 set -u
 OURS=$REPO/build/lib/libibverbs.so.1
-LIBS=${VM_TEST_LIBS:-debian ours preload}
+LIBS=${VM_TEST_LIBS:-debian ours preload plugin}
 MIXED=${VM_TEST_MIXED:-1}       # run the interop (mixed) pairs
 ONLY=${VM_TEST_ONLY:-}          # regex on case names, to run a subset
 RES=$OUTDIR/results.tsv
@@ -30,6 +32,7 @@ libenv() {
     debian) echo "IBV_TEST_LIB=debian CTEST_IMPL=system CTEST_EXPECT_LIB=/usr/lib/x86_64-linux-gnu/libibverbs.so.1" ;;
     ours) echo "LD_LIBRARY_PATH=$REPO/build/lib CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
     preload) echo "LD_PRELOAD=$OURS CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
+    plugin) echo "LD_LIBRARY_PATH=$REPO/build/lib IBV_PROVIDERS=plugin CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
   esac
 }
 
@@ -113,7 +116,10 @@ pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4
   want "$name" || return 0
   local mode slib clib col cname d t0 spid rs rc detail i p modes=$LIBS
-  if [ "${INTEROP:-0}" = 1 ] && [ "$MIXED" = 1 ]; then modes="$modes debian:ours ours:debian"; fi
+  if [ "${INTEROP:-0}" = 1 ] && [ "$MIXED" = 1 ]; then
+    modes="$modes debian:ours ours:debian"
+    [[ " $LIBS " == *" plugin "* ]] && modes="$modes debian:plugin plugin:debian"
+  fi
   for mode in $modes; do
     if [[ $mode == *:* ]]; then
       slib=${mode%:*} clib=${mode#*:} col=mixed cname="$name/s-$slib.c-$clib"

@@ -17,6 +17,7 @@ pub mod mw;
 pub mod pd;
 pub mod pkey;
 pub mod port;
+pub mod qp_attr;
 
 use crate::object::CObject;
 

@@ -1,0 +1,346 @@
+//! A context a plugin allocates: rdma-core 44's `_verbs_init_and_alloc_context`,
+//! `verbs_init_context`, `verbs_set_ops`, `verbs_uninit_context` and
+//! `verbs_open_device`, and the [`ContextOps`] through which our exported
+//! verbs reach the plugin's op table.
+#![allow(unsafe_code)]
+
+use super::objects::{self, Kind};
+use crate::abi::*;
+use crate::context::{CompChannel, Context, ContextOps, generic};
+use crate::device::Device;
+use crate::driver_abi::v34::{verbs_context_ops, verbs_device};
+use crate::entry::{Errno, Result};
+use crate::object::{self, CObject};
+use crate::uverbs::Uverbs;
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// `verbs_context.context.abi_compat` of an extended context.
+const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
+
+/// The library's private half of a hosted context (rdma-core's
+/// `verbs_ex_private`): the plugin's full op table, and the fds until the
+/// context is opened, when our [`Context`] takes them over.
+pub struct Priv {
+    pub driver_id: u32,
+    pub ops: RwLock<verbs_context_ops>,
+    pending: Mutex<Pending>,
+    pub device: Arc<Device>,
+}
+
+#[derive(Default)]
+struct Pending {
+    uverbs: Option<Uverbs>,
+    async_fd: Option<OwnedFd>,
+}
+
+/// Every hosted context from verbs_init_context to verbs_uninit_context,
+/// by its `ibv_context` address.
+static HOSTED: RwLock<Option<HashMap<usize, Arc<Priv>>>> = RwLock::new(None);
+
+pub fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
+    let g = HOSTED.read().unwrap_or_else(|p| p.into_inner());
+    g.as_ref()
+        .and_then(|m| m.get(&(ctx as usize)))
+        .cloned()
+        .ok_or(Errno::EINVAL)
+}
+
+/// Whether any hosted context exists: the exported verbs skip the hosted
+/// checks entirely when none does.
+pub fn any_hosted() -> bool {
+    HOSTED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .is_some_and(|m| !m.is_empty())
+}
+
+/// Runs `f` on the command fd of a hosted context: our Context's once it is
+/// open, the pending one while the plugin is still setting it up.
+pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result<R>) -> Result<R> {
+    if let Ok(c) = object::lookup::<Context>(ctx) {
+        return f(&c.uverbs);
+    }
+    let p = priv_of(ctx)?;
+    let g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
+}
+
+/// ibv_cmd_get_context's result: the async fd goes to the pending context.
+pub fn set_async_fd(ctx: *mut ibv_context, fd: OwnedFd, num_comp_vectors: u32) -> Result<()> {
+    let p = priv_of(ctx)?;
+    // SAFETY: `ctx` is a live hosted context (found above).
+    unsafe {
+        (*ctx).async_fd = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        (*ctx).num_comp_vectors = num_comp_vectors as c_int;
+    }
+    p.pending.lock().unwrap_or_else(|p| p.into_inner()).async_fd = Some(fd);
+    Ok(())
+}
+
+fn vctx_of(ctx: *mut ibv_context) -> *mut verbs_context {
+    ctx.cast::<u8>()
+        .wrapping_sub(std::mem::offset_of!(verbs_context, context))
+        .cast()
+}
+
+/// verbs_init_context: takes over `cmd_fd` (closed on failure).
+///
+/// # Safety
+/// `vctx` points to a writable verbs_context inside the plugin's allocation.
+pub unsafe fn init_context(
+    vctx: *mut verbs_context,
+    device: *mut ibv_device,
+    cmd_fd: c_int,
+    driver_id: u32,
+) -> Result<()> {
+    // SAFETY: the caller hands over the fd.
+    let fd = (cmd_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(cmd_fd) });
+    let dev = object::lookup::<Device>(device)?;
+    let fd = fd.ok_or(Errno::EINVAL)?;
+    if vctx.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let v = unsafe { &mut *vctx };
+    v.context.device = device;
+    v.context.cmd_fd = cmd_fd;
+    v.context.async_fd = -1;
+    // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
+    unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
+    v.context.abi_compat = ABI_IS_EXTENDED;
+    v.sz = size_of::<verbs_context>();
+    crate::verbs::dummy::fill_verbs_context(v);
+    let p = Arc::new(Priv {
+        driver_id,
+        ops: RwLock::new(verbs_context_ops::default()),
+        pending: Mutex::new(Pending {
+            uverbs: Some(Uverbs::from_fd(fd, driver_id)),
+            async_fd: None,
+        }),
+        device: dev,
+    });
+    // The plugin never reads `priv`; it names our record for debuggers.
+    v.r#priv = Arc::as_ptr(&p).cast_mut().cast();
+    let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
+    g.get_or_insert_with(HashMap::new)
+        .insert(&raw mut v.context as usize, p);
+    Ok(())
+}
+
+/// verbs_uninit_context: the plugin is freeing its context.
+pub fn uninit_context(vctx: *mut verbs_context) {
+    if vctx.is_null() {
+        return;
+    }
+    // SAFETY: only the address is computed.
+    let key = unsafe { &raw mut (*vctx).context } as usize;
+    let gone = HOSTED
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|m| m.remove(&key));
+    if gone.is_some() {
+        // SAFETY: a context we initialised; its mutex is no longer used.
+        unsafe { libc::pthread_mutex_destroy(&mut (*vctx).context.mutex) };
+    }
+}
+
+macro_rules! set_slots {
+    ($ops:ident => $dst:expr; $($slot:ident = $name:ident),* $(,)?) => {$(
+        if let Some(f) = $ops.$name {
+            // SAFETY: the same C function type, spelled by two Rust declarations.
+            $dst.$slot = Some(unsafe { std::mem::transmute::<_, _>(f) });
+        }
+    )*};
+}
+
+/// verbs_set_ops: the plugin's ops replace ours slot by slot; the public
+/// slots verbs.h's inline functions call are set as rdma-core sets them.
+///
+/// # Safety
+/// `vctx` is a hosted context being set up; `ops` the plugin's table.
+pub unsafe fn set_ops(vctx: *mut verbs_context, ops: &verbs_context_ops) -> Result<()> {
+    // SAFETY: only the address is computed.
+    let p = priv_of(unsafe { &raw mut (*vctx).context })?;
+    p.ops.write().unwrap_or_else(|p| p.into_inner()).merge(ops);
+    // SAFETY: per this function's contract.
+    let v = unsafe { &mut *vctx };
+    set_slots!(ops => v;
+        advise_mr = advise_mr, alloc_dm = alloc_dm, alloc_null_mr = alloc_null_mr,
+        alloc_parent_domain = alloc_parent_domain, alloc_td = alloc_td,
+        attach_counters_point_flow = attach_counters_point_flow,
+        create_counters = create_counters, close_xrcd = close_xrcd,
+        ibv_create_flow = create_flow, create_flow_action_esp = create_flow_action_esp,
+        create_qp_ex = create_qp_ex, create_rwq_ind_table = create_rwq_ind_table,
+        create_srq_ex = create_srq_ex, create_wq = create_wq, dealloc_td = dealloc_td,
+        destroy_counters = destroy_counters, ibv_destroy_flow = destroy_flow,
+        destroy_flow_action = destroy_flow_action,
+        destroy_rwq_ind_table = destroy_rwq_ind_table, destroy_wq = destroy_wq,
+        free_dm = free_dm, get_srq_num = get_srq_num, modify_cq = modify_cq,
+        modify_flow_action_esp = modify_flow_action_esp,
+        modify_qp_rate_limit = modify_qp_rate_limit, modify_wq = modify_wq,
+        open_qp = open_qp, open_xrcd = open_xrcd, post_srq_ops = post_srq_ops,
+        query_device_ex = query_device_ex, query_rt_values = query_rt_values,
+        read_counters = read_counters, reg_dm_mr = reg_dm_mr,
+    );
+    let c = &mut v.context.ops;
+    set_slots!(ops => c;
+        alloc_mw = alloc_mw, bind_mw = bind_mw, dealloc_mw = dealloc_mw, poll_cq = poll_cq,
+        post_recv = post_recv, post_send = post_send, post_srq_recv = post_srq_recv,
+        req_notify_cq = req_notify_cq,
+        _compat_alloc_pd = alloc_pd, _compat_dealloc_pd = dealloc_pd, _compat_reg_mr = reg_mr,
+        _compat_rereg_mr = rereg_mr, _compat_dereg_mr = dereg_mr,
+        _compat_create_cq = create_cq, _compat_cq_event = cq_event,
+        _compat_resize_cq = resize_cq, _compat_destroy_cq = destroy_cq,
+        _compat_create_srq = create_srq, _compat_modify_srq = modify_srq,
+        _compat_query_srq = query_srq, _compat_destroy_srq = destroy_srq,
+        _compat_create_qp = create_qp, _compat_query_qp = query_qp,
+        _compat_modify_qp = modify_qp, _compat_destroy_qp = destroy_qp,
+        _compat_create_ah = create_ah, _compat_destroy_ah = destroy_ah,
+        _compat_attach_mcast = attach_mcast, _compat_detach_mcast = detach_mcast,
+        _compat_async_event = async_event,
+    );
+    Ok(())
+}
+
+/// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
+/// the registry to the plugin's private ops.
+fn set_lib_ops(v: &mut verbs_context) {
+    crate::verbs::vctx::fill_hosted(v);
+    v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
+        // SAFETY: rdma-core stores these as untyped function pointers.
+        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+    });
+    v.ABI_placeholder2 = v.ibv_destroy_flow.map(|f| {
+        // SAFETY: as above.
+        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+    });
+}
+
+/// verbs_open_device for a hosted device: the plugin allocates the context
+/// on a fresh command fd, then our Context takes over its fds.
+pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Context>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&dev.sysfs.dev_path)?;
+    let fd = std::os::fd::IntoRawFd::into_raw_fd(f);
+    // SAFETY: the plugin's ops and device, both alive for good.
+    let (alloc, ibdev) = unsafe {
+        let v = vdev.as_ptr();
+        ((*(*v).ops).alloc_context, &raw mut (*v).device)
+    };
+    let alloc = alloc.ok_or(Errno::EOPNOTSUPP)?;
+    // SAFETY: the plugin's allocator takes the fd (closing it on failure).
+    let vctx = unsafe { alloc(ibdev, fd, std::ptr::null_mut()) };
+    let vctx = NonNull::new(vctx).ok_or_else(|| match Errno::last() {
+        Errno(0) => Errno::ENOMEM,
+        e => e,
+    })?;
+    // SAFETY: the plugin returned its initialised context.
+    let v = unsafe { &mut *vctx.as_ptr() };
+    set_lib_ops(v);
+    let ctx_ptr = &raw mut v.context;
+    let p = priv_of(ctx_ptr)?;
+    let (uverbs, async_fd) = {
+        let mut g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+        (g.uverbs.take(), g.async_fd.take())
+    };
+    let uverbs = uverbs.ok_or(Errno::EINVAL)?;
+    // No async fd from GET_CONTEXT: events are not available on it.
+    let async_fd = match async_fd {
+        Some(f) => f,
+        None => std::fs::File::open("/dev/null")?.into(),
+    };
+    let ops = Box::new(Hosted { p });
+    Ok(crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops))
+}
+
+/// Our half of a hosted context: every verb goes to the plugin's op table.
+pub struct Hosted {
+    pub p: Arc<Priv>,
+}
+
+fn ret(r: c_int) -> Result<()> {
+    if r == 0 { Ok(()) } else { Err(Errno(r)) }
+}
+
+impl Hosted {
+    pub fn ops(&self) -> verbs_context_ops {
+        *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ContextOps for Hosted {
+    fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
+        let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
+        let a: *mut ibv_device_attr = attr;
+        // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
+        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), a.cast(), size_of::<ibv_device_attr>()) })
+    }
+    fn query_device_ex(&self, ctx: &Context, attr: &mut ibv_device_attr_ex, attr_size: usize) -> Result<()> {
+        let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
+        // SAFETY: the caller's struct with its size.
+        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
+    }
+    fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
+        let f = self.ops().query_port.ok_or(Errno::EOPNOTSUPP)?;
+        // SAFETY: the plugin's op on its own context.
+        ret(unsafe { f(ctx.c_ptr(), port, attr) })
+    }
+    fn query_gid_ex(&self, ctx: &Context, port: u32, index: u32, flags: u32, mask: u32) -> Result<ibv_gid_entry> {
+        generic::gid::query_gid_ex(ctx, port, index, flags, mask)
+    }
+    fn query_gid_table(&self, ctx: &Context, out: &mut [u8], entry_size: usize, flags: u32) -> Result<usize> {
+        generic::gid::query_gid_table(ctx, out, entry_size, flags)
+    }
+    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
+        generic::pkey::query_pkey(ctx, port, index)
+    }
+    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
+        generic::async_event::get_async_event(ctx, event)?;
+        if let Some(f) = self.ops().async_event {
+            // SAFETY: the plugin's hook on the event just read.
+            unsafe { f(ctx.c_ptr(), event) };
+        }
+        Ok(())
+    }
+    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
+        generic::channel::create_comp_channel(ctx)
+    }
+    fn destroy_comp_channel(&self, ch: &CompChannel) -> Result<()> {
+        generic::channel::destroy_comp_channel(ch)
+    }
+    /// The CQ is the plugin's (its C pointer is the kernel's user handle).
+    fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
+        let fd = generic::read_c(ch).fd;
+        // SAFETY: the channel's fd, open while the channel lives.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let d: crate::uverbs::device::CompEventDesc = generic::async_event::read_desc(fd.as_fd())?;
+        let cq = d.cq_handle as usize as *mut ibv_cq;
+        objects::check(cq.cast(), Kind::Cq)?;
+        if let Some(f) = self.ops().cq_event {
+            // SAFETY: a live CQ of this plugin.
+            unsafe { f(cq) };
+        }
+        // SAFETY: as above.
+        Ok((cq, unsafe { (*cq).cq_context }))
+    }
+    /// Whatever C left, then the plugin's free_context (which uninits ours).
+    fn close(&self, ctx: &Context) -> Result<()> {
+        let c = ctx.c_ptr();
+        objects::destroy_all(c, &self.ops());
+        if let Some(f) = self.ops().free_context {
+            // SAFETY: the plugin frees its own context; C gave it back to us.
+            unsafe { f(c) };
+        } else {
+            uninit_context(vctx_of(c));
+        }
+        Ok(())
+    }
+}
