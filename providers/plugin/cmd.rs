@@ -69,11 +69,20 @@ fn ctx_of(ctx: *mut ibv_context) -> Result<std::sync::Arc<Context>> {
 ///
 /// # Safety
 /// `ctx` was read from a live object of the plugin.
-unsafe fn run<R>(ctx: *mut ibv_context, f: impl FnOnce(&crate::uverbs::Uverbs) -> Result<R>) -> Result<R> {
+unsafe fn run<R>(
+    ctx: *mut ibv_context,
+    f: impl FnOnce(&crate::uverbs::Uverbs) -> Result<R>,
+) -> Result<R> {
     with_uverbs(ctx, f)
 }
 
-pub unsafe fn get_context(vctx: *mut verbs_context, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn get_context(
+    vctx: *mut verbs_context,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a hosted context being set up.
     let ctx = unsafe { &raw mut (*vctx).context };
     let core = size_of::<crate::uverbs::device::GetContextResp>();
@@ -89,7 +98,13 @@ pub unsafe fn get_context(vctx: *mut verbs_context, cmd: *mut c_void, cmd_size: 
     set_async_fd(ctx, info.async_fd, info.num_comp_vectors)
 }
 
-pub unsafe fn query_device_any(ctx: *mut ibv_context, attr: *mut ibv_device_attr_ex, attr_size: usize, resp: *mut c_void, resp_size: *mut usize) -> Result<()> {
+pub unsafe fn query_device_any(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_device_attr_ex,
+    attr_size: usize,
+    resp: *mut c_void,
+    resp_size: *mut usize,
+) -> Result<()> {
     let c = ctx_of(ctx)?;
     // SAFETY: the caller's struct of `attr_size` bytes; ours is at least that big.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
@@ -97,7 +112,13 @@ pub unsafe fn query_device_any(ctx: *mut ibv_context, attr: *mut ibv_device_attr
     let mut full = generic::device::zeroed_attr_ex();
     let r = generic::device::query_device_any(&c, &mut full, size)?;
     // SAFETY: `size` bytes of the caller's struct.
-    unsafe { std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), (a as *mut ibv_device_attr_ex).cast::<u8>(), size) };
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&raw const full).cast::<u8>(),
+            (a as *mut ibv_device_attr_ex).cast::<u8>(),
+            size,
+        )
+    };
     if !resp.is_null() && !resp_size.is_null() {
         // SAFETY: the plugin's response buffer and its size.
         unsafe {
@@ -116,7 +137,14 @@ pub unsafe fn query_port(ctx: *mut ibv_context, port: u8, attr: *mut ibv_port_at
     generic::port::query_port(&c, port, a)
 }
 
-pub unsafe fn alloc_pd(ctx: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn alloc_pd(
+    ctx: *mut ibv_context,
+    pd: *mut ibv_pd,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, 4)) };
     let h = with_uverbs(ctx, |u| u.alloc_pd(di, dout))?;
@@ -137,13 +165,36 @@ pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, vmr: *mut verbs_mr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    vmr: *mut verbs_mr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a PD of the plugin.
     let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
-    let req = RegMr { start: addr as u64, length: length as u64, hca_va, pd_handle: pdh, access_flags: access as u32, ..Default::default() };
+    let req = RegMr {
+        start: addr as u64,
+        length: length as u64,
+        hca_va,
+        pd_handle: pdh,
+        access_flags: access as u32,
+        ..Default::default()
+    };
     let core = size_of::<crate::uverbs::mr::RegMrResp>();
     // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, size_of::<RegMr>()), drv_out(resp, resp_size, core)) };
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<RegMr>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
     let r = with_uverbs(ctx, |u| u.reg_mr(&req, di, dout))?;
     // SAFETY: the plugin's new MR and response buffer.
     unsafe {
@@ -169,7 +220,15 @@ pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
     unsafe { run(ctx, |u| u.dereg_mr(h)) }
 }
 
-pub unsafe fn alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn alloc_mw(
+    pd: *mut ibv_pd,
+    ty: u32,
+    mw: *mut ibv_mw,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a PD of the plugin.
     let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
     let core = size_of::<crate::uverbs::mw::AllocMwResp>();
@@ -197,7 +256,17 @@ pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_cq(ctx: *mut ibv_context, cqe: c_int, channel: *mut ibv_comp_channel, vector: c_int, cq: *mut ibv_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn create_cq(
+    ctx: *mut ibv_context,
+    cqe: c_int,
+    channel: *mut ibv_comp_channel,
+    vector: c_int,
+    cq: *mut ibv_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     let c = ctx_of(ctx).ok();
     let a = CqCreate {
         cqe: cqe as u32,
@@ -205,19 +274,33 @@ pub unsafe fn create_cq(ctx: *mut ibv_context, cqe: c_int, channel: *mut ibv_com
         // SAFETY: a channel checked by the caller (or NULL).
         comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: vector as u32,
-        async_fd: c.as_ref().map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        async_fd: c
+            .as_ref()
+            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
     // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, size_of::<crate::uverbs::cq::CreateCq>()), drv_out(resp, resp_size, core)) };
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<crate::uverbs::cq::CreateCq>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
     let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
     // SAFETY: the plugin's new CQ and response buffer.
     unsafe {
         (*cq).handle = r.cq_handle;
         (*cq).cqe = r.cqe as c_int;
         (*cq).context = ctx;
-        put_resp(resp, resp_size, &crate::uverbs::cq::CreateCqResp { cq_handle: r.cq_handle, cqe: r.cqe });
+        put_resp(
+            resp,
+            resp_size,
+            &crate::uverbs::cq::CreateCqResp {
+                cq_handle: r.cq_handle,
+                cqe: r.cqe,
+            },
+        );
     }
     Ok(())
 }
@@ -226,11 +309,18 @@ pub unsafe fn create_cq(ctx: *mut ibv_context, cqe: c_int, channel: *mut ibv_com
 ///
 /// # Safety
 /// The mutex, condition and counters belong to a live object.
-unsafe fn wait_acked(m: *mut libc::pthread_mutex_t, c: *mut libc::pthread_cond_t, done: &[(*const u32, u32)]) {
+unsafe fn wait_acked(
+    m: *mut libc::pthread_mutex_t,
+    c: *mut libc::pthread_cond_t,
+    done: &[(*const u32, u32)],
+) {
     // SAFETY: per the contract; the counters change under the mutex.
     unsafe {
         libc::pthread_mutex_lock(m);
-        while done.iter().any(|&(p, want)| std::ptr::read_volatile(p) != want) {
+        while done
+            .iter()
+            .any(|&(p, want)| std::ptr::read_volatile(p) != want)
+        {
             libc::pthread_cond_wait(c, m);
         }
         libc::pthread_mutex_unlock(m);
@@ -245,15 +335,26 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
     // SAFETY: as above.
     unsafe {
         let c = &mut *cq;
-        wait_acked(&mut c.mutex, &mut c.cond, &[
-            (&raw const c.comp_events_completed, r.comp_events_reported),
-            (&raw const c.async_events_completed, r.async_events_reported),
-        ]);
+        wait_acked(
+            &mut c.mutex,
+            &mut c.cond,
+            &[
+                (&raw const c.comp_events_completed, r.comp_events_reported),
+                (&raw const c.async_events_completed, r.async_events_reported),
+            ],
+        );
     }
     Ok(())
 }
 
-pub unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn resize_cq(
+    cq: *mut ibv_cq,
+    cqe: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a CQ of the plugin.
     let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
     // SAFETY: the plugin's buffers.
@@ -278,7 +379,14 @@ pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
 ///
 /// # Safety
 /// `qp` is the plugin's new QP.
-unsafe fn init_qp(qp: *mut ibv_qp, ctx: *mut ibv_context, a: &ibv_qp_init_attr, pd: *mut ibv_pd, handle: u32, qpn: u32) {
+unsafe fn init_qp(
+    qp: *mut ibv_qp,
+    ctx: *mut ibv_context,
+    a: &ibv_qp_init_attr,
+    pd: *mut ibv_pd,
+    handle: u32,
+    qpn: u32,
+) {
     // SAFETY: per the contract.
     let q = unsafe { &mut *qp };
     q.handle = handle;
@@ -315,9 +423,23 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn create_qp(
+    pd: *mut ibv_pd,
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { ((*pd).context, (*pd).handle, attr.as_mut().ok_or(Errno::EINVAL)?) };
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
     let req = CreateQp {
         user_handle: qp as u64,
         pd_handle: pdh,
@@ -336,7 +458,12 @@ pub unsafe fn create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init
     };
     let core = size_of::<crate::uverbs::qp::CreateQpResp>();
     // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, size_of::<CreateQp>()), drv_out(resp, resp_size, core)) };
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<CreateQp>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
     let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
     a.cap.max_send_wr = r.max_send_wr;
     a.cap.max_recv_wr = r.max_recv_wr;
@@ -351,9 +478,21 @@ pub unsafe fn create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init
     Ok(())
 }
 
-pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, mask: c_int, cmd: *mut c_void, cmd_size: usize) -> Result<()> {
+pub unsafe fn modify_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
     // SAFETY: a QP of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { ((*qp).context, (*qp).handle, attr.as_ref().ok_or(Errno::EINVAL)?) };
+    let (ctx, h, a) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
     let req = generic::qp_attr::modify_req(h, a, mask)?;
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
@@ -365,9 +504,21 @@ pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, mask: c_int, cm
     Ok(())
 }
 
-pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, mask: c_int, init: *mut ibv_qp_init_attr) -> Result<()> {
+pub unsafe fn query_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    mask: c_int,
+    init: *mut ibv_qp_init_attr,
+) -> Result<()> {
     // SAFETY: a QP of the plugin; the caller's out structs.
-    let (ctx, h, a, i) = unsafe { ((*qp).context, (*qp).handle, attr.as_mut().ok_or(Errno::EINVAL)?, init.as_mut().ok_or(Errno::EINVAL)?) };
+    let (ctx, h, a, i) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+            init.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
     let m = generic::qp_attr::legacy_mask(mask)?;
     let r = with_uverbs(ctx, |u| u.query_qp(h, m, &[], &mut []))?;
     let (cap, sig) = generic::qp_attr::query_into(&r, a);
@@ -393,19 +544,49 @@ pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
     // SAFETY: as above.
     unsafe {
         let q = &mut *qp;
-        wait_acked(&mut q.mutex, &mut q.cond, &[(&raw const q.events_completed, n)]);
+        wait_acked(
+            &mut q.mutex,
+            &mut q.cond,
+            &[(&raw const q.events_completed, n)],
+        );
     }
     Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn create_srq(
+    pd: *mut ibv_pd,
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { ((*pd).context, (*pd).handle, attr.as_mut().ok_or(Errno::EINVAL)?) };
-    let req = CreateSrq { user_handle: srq as u64, pd_handle: pdh, max_wr: a.attr.max_wr, max_sge: a.attr.max_sge, srq_limit: a.attr.srq_limit, ..Default::default() };
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = CreateSrq {
+        user_handle: srq as u64,
+        pd_handle: pdh,
+        max_wr: a.attr.max_wr,
+        max_sge: a.attr.max_sge,
+        srq_limit: a.attr.srq_limit,
+        ..Default::default()
+    };
     let core = size_of::<crate::uverbs::srq::CreateSrqResp>();
     // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, size_of::<CreateSrq>()), drv_out(resp, resp_size, core)) };
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<CreateSrq>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
     let r = with_uverbs(ctx, |u| u.create_srq(&req, di, dout))?;
     a.attr.max_wr = r.max_wr;
     a.attr.max_sge = r.max_sge;
@@ -424,10 +605,27 @@ pub unsafe fn create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_
     Ok(())
 }
 
-pub unsafe fn modify_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr, mask: c_int, cmd: *mut c_void, cmd_size: usize) -> Result<()> {
+pub unsafe fn modify_srq(
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_attr,
+    mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
     // SAFETY: an SRQ of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { ((*srq).context, (*srq).handle, attr.as_ref().ok_or(Errno::EINVAL)?) };
-    let req = ModifySrq { srq_handle: h, attr_mask: mask as u32, max_wr: a.max_wr, srq_limit: a.srq_limit };
+    let (ctx, h, a) = unsafe {
+        (
+            (*srq).context,
+            (*srq).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = ModifySrq {
+        srq_handle: h,
+        attr_mask: mask as u32,
+        max_wr: a.max_wr,
+        srq_limit: a.srq_limit,
+    };
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of::<ModifySrq>()) };
     with_uverbs(ctx, |u| u.modify_srq(&req, di))
@@ -435,7 +633,13 @@ pub unsafe fn modify_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr, mask: c_int
 
 pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
     // SAFETY: an SRQ of the plugin; the caller's out struct.
-    let (ctx, h, a) = unsafe { ((*srq).context, (*srq).handle, attr.as_mut().ok_or(Errno::EINVAL)?) };
+    let (ctx, h, a) = unsafe {
+        (
+            (*srq).context,
+            (*srq).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
     let r = with_uverbs(ctx, |u| u.query_srq(h, &[], &mut []))?;
     a.max_wr = r.max_wr;
     a.max_sge = r.max_sge;
@@ -451,21 +655,54 @@ pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
     // SAFETY: as above.
     unsafe {
         let s = &mut *srq;
-        wait_acked(&mut s.mutex, &mut s.cond, &[(&raw const s.events_completed, n)]);
+        wait_acked(
+            &mut s.mutex,
+            &mut s.cond,
+            &[(&raw const s.events_completed, n)],
+        );
     }
     Ok(())
 }
 
-pub unsafe fn create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize) -> Result<()> {
+pub unsafe fn create_ah(
+    pd: *mut ibv_pd,
+    ah: *mut ibv_ah,
+    attr: *mut ibv_ah_attr,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
     // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { ((*pd).context, (*pd).handle, attr.as_ref().ok_or(Errno::EINVAL)?) };
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
     let d = generic::qp_attr::dest(a);
     let k = crate::uverbs::qp::AhAttr {
-        grh: crate::uverbs::qp::GlobalRoute { dgid: d.dgid, flow_label: d.flow_label, sgid_index: d.sgid_index, hop_limit: d.hop_limit, traffic_class: d.traffic_class, reserved: 0 },
-        dlid: d.dlid, sl: d.sl, src_path_bits: d.src_path_bits, static_rate: d.static_rate,
-        is_global: d.is_global, port_num: d.port_num, reserved: 0,
+        grh: crate::uverbs::qp::GlobalRoute {
+            dgid: d.dgid,
+            flow_label: d.flow_label,
+            sgid_index: d.sgid_index,
+            hop_limit: d.hop_limit,
+            traffic_class: d.traffic_class,
+            reserved: 0,
+        },
+        dlid: d.dlid,
+        sl: d.sl,
+        src_path_bits: d.src_path_bits,
+        static_rate: d.static_rate,
+        is_global: d.is_global,
+        port_num: d.port_num,
+        reserved: 0,
     };
-    let req = crate::uverbs::ah::CreateAh { user_handle: ah as u64, pd_handle: pdh, attr: k, ..Default::default() };
+    let req = crate::uverbs::ah::CreateAh {
+        user_handle: ah as u64,
+        pd_handle: pdh,
+        attr: k,
+        ..Default::default()
+    };
     // SAFETY: the plugin's response buffer.
     let dout = unsafe { drv_out(resp, resp_size, 4) };
     let h = with_uverbs(ctx, |u| u.create_ah(&req, &[], dout))?;
@@ -487,7 +724,154 @@ pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
 
 pub unsafe fn mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool) -> Result<()> {
     // SAFETY: a QP of the plugin; the caller's GID.
-    let (ctx, h, g) = unsafe { ((*qp).context, (*qp).handle, gid.as_ref().ok_or(Errno::EINVAL)?) };
+    let (ctx, h, g) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            gid.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
     let g = generic::gid::raw(g);
-    with_uverbs(ctx, |u| if attach { u.attach_mcast(h, g, lid) } else { u.detach_mcast(h, g, lid) })
+    with_uverbs(ctx, |u| {
+        if attach {
+            u.attach_mcast(h, g, lid)
+        } else {
+            u.detach_mcast(h, g, lid)
+        }
+    })
+}
+
+/// The 24 bytes of `ib_uverbs_cmd_hdr` + `ib_uverbs_ex_cmd_hdr` before an
+/// extended command's core struct.
+const EX_HDR: usize = 24;
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_cq_ex(
+    ctx: *mut ibv_context,
+    attr: *const ibv_cq_init_attr_ex,
+    vcq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    _cmd_flags: u32,
+) -> Result<()> {
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
+    let c = ctx_of(ctx).ok();
+    let cq = vcq.cast::<ibv_cq>();
+    let args = CqCreate {
+        cqe: a.cqe,
+        user_handle: cq as u64,
+        // SAFETY: a channel the library checked (or NULL).
+        comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
+        comp_vector: a.comp_vector,
+        async_fd: c
+            .as_ref()
+            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        ..Default::default()
+    };
+    let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, skip),
+            drv_out(
+                resp,
+                resp_size,
+                size_of::<crate::uverbs::cq::ExCreateCqResp>(),
+            ),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
+    // SAFETY: the plugin's new CQ.
+    unsafe {
+        (*cq).handle = r.cq_handle;
+        (*cq).cqe = r.cqe as c_int;
+        (*cq).context = ctx;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_qp_ex2(
+    ctx: *mut ibv_context,
+    vqp: *mut verbs_qp,
+    attr: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    let mask = |bit: ibv_qp_init_attr_mask| a.comp_mask & bit.0 != 0;
+    if !mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_PD)
+        || mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_XRCD)
+    {
+        // XRC and RSS QPs are not hosted yet.
+        return Err(Errno::EOPNOTSUPP);
+    }
+    objects::check(a.pd.cast(), Kind::Pd)?;
+    // SAFETY: a live PD of the plugin.
+    let pdh = unsafe { (*a.pd).handle };
+    let req = crate::uverbs::qp::ExCreateQp {
+        user_handle: vqp as u64,
+        pd_handle: pdh,
+        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
+        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
+        srq_handle: handle_of(a.srq, Kind::Srq)?,
+        max_send_wr: a.cap.max_send_wr,
+        max_recv_wr: a.cap.max_recv_wr,
+        max_send_sge: a.cap.max_send_sge,
+        max_recv_sge: a.cap.max_recv_sge,
+        max_inline_data: a.cap.max_inline_data,
+        sq_sig_all: a.sq_sig_all as u8,
+        qp_type: a.qp_type.0 as u8,
+        is_srq: (!a.srq.is_null()) as u8,
+        create_flags: if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+            a.create_flags
+        } else {
+            0
+        },
+        ..Default::default()
+    };
+    let skip = EX_HDR + size_of::<crate::uverbs::qp::ExCreateQp>() - HDR;
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, skip),
+            drv_out(
+                resp,
+                resp_size,
+                size_of::<crate::uverbs::qp::ExCreateQpResp>(),
+            ),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_qp_ex(&req, di, dout))?.base;
+    a.cap.max_send_wr = r.max_send_wr;
+    a.cap.max_recv_wr = r.max_recv_wr;
+    a.cap.max_send_sge = r.max_send_sge;
+    a.cap.max_recv_sge = r.max_recv_sge;
+    a.cap.max_inline_data = r.max_inline_data;
+    let init = ibv_qp_init_attr {
+        qp_context: a.qp_context,
+        send_cq: a.send_cq,
+        recv_cq: a.recv_cq,
+        srq: a.srq,
+        cap: a.cap,
+        qp_type: a.qp_type,
+        sq_sig_all: a.sq_sig_all,
+    };
+    // SAFETY: the plugin's new QP (a verbs_qp, ibv_qp at its head).
+    unsafe {
+        init_qp(vqp.cast(), ctx, &init, a.pd, r.qp_handle, r.qpn);
+        (*vqp).comp_mask = if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+            1 << 1
+        } else {
+            0
+        };
+        (*vqp).xrcd = std::ptr::null_mut();
+    }
+    Ok(())
 }

@@ -258,7 +258,9 @@ pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Contex
         None => std::fs::File::open("/dev/null")?.into(),
     };
     let ops = Box::new(Hosted { p });
-    Ok(crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops))
+    Ok(crate::context::open_hosted(
+        dev, uverbs, async_fd, vctx, ops,
+    ))
 }
 
 /// Our half of a hosted context: every verb goes to the plugin's op table.
@@ -281,9 +283,21 @@ impl ContextOps for Hosted {
         let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
         let a: *mut ibv_device_attr = attr;
         // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
-        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), a.cast(), size_of::<ibv_device_attr>()) })
+        ret(unsafe {
+            f(
+                ctx.c_ptr(),
+                std::ptr::null(),
+                a.cast(),
+                size_of::<ibv_device_attr>(),
+            )
+        })
     }
-    fn query_device_ex(&self, ctx: &Context, attr: &mut ibv_device_attr_ex, attr_size: usize) -> Result<()> {
+    fn query_device_ex(
+        &self,
+        ctx: &Context,
+        attr: &mut ibv_device_attr_ex,
+        attr_size: usize,
+    ) -> Result<()> {
         let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
         // SAFETY: the caller's struct with its size.
         ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
@@ -293,10 +307,23 @@ impl ContextOps for Hosted {
         // SAFETY: the plugin's op on its own context.
         ret(unsafe { f(ctx.c_ptr(), port, attr) })
     }
-    fn query_gid_ex(&self, ctx: &Context, port: u32, index: u32, flags: u32, mask: u32) -> Result<ibv_gid_entry> {
+    fn query_gid_ex(
+        &self,
+        ctx: &Context,
+        port: u32,
+        index: u32,
+        flags: u32,
+        mask: u32,
+    ) -> Result<ibv_gid_entry> {
         generic::gid::query_gid_ex(ctx, port, index, flags, mask)
     }
-    fn query_gid_table(&self, ctx: &Context, out: &mut [u8], entry_size: usize, flags: u32) -> Result<usize> {
+    fn query_gid_table(
+        &self,
+        ctx: &Context,
+        out: &mut [u8],
+        entry_size: usize,
+        flags: u32,
+    ) -> Result<usize> {
         generic::gid::query_gid_table(ctx, out, entry_size, flags)
     }
     fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {

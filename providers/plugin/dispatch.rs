@@ -68,7 +68,13 @@ pub fn dealloc_pd(pd: *mut ibv_pd) -> Option<Result<()>> {
     Some(objects::destroy(pd.cast(), Kind::Pd, || unsafe { f(pd) }))
 }
 
-pub fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, len: usize, iova: u64, access: c_int) -> Option<Result<*mut ibv_mr>> {
+pub fn reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    len: usize,
+    iova: u64,
+    access: c_int,
+) -> Option<Result<*mut ibv_mr>> {
     let (ops, ctx) = obj_ops(pd.cast(), Kind::Pd)?;
     Some((|| {
         let f = ops.reg_mr.ok_or(NO)?;
@@ -108,7 +114,12 @@ pub fn dereg_mr(mr: *mut ibv_mr) -> Option<Result<()>> {
 ///
 /// # Safety
 /// `cq` is a CQ struct being set up by its provider.
-pub unsafe fn init_cq(cq: *mut ibv_cq, ctx: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
+pub unsafe fn init_cq(
+    cq: *mut ibv_cq,
+    ctx: *mut ibv_context,
+    channel: *mut ibv_comp_channel,
+    cq_context: *mut c_void,
+) {
     // SAFETY: per the contract.
     let c = unsafe { &mut *cq };
     c.context = ctx;
@@ -128,7 +139,13 @@ pub unsafe fn init_cq(cq: *mut ibv_cq, ctx: *mut ibv_context, channel: *mut ibv_
     }
 }
 
-pub fn create_cq(ctx: *mut ibv_context, cqe: c_int, cq_context: *mut c_void, channel: *mut ibv_comp_channel, vector: c_int) -> Option<Result<*mut ibv_cq>> {
+pub fn create_cq(
+    ctx: *mut ibv_context,
+    cqe: c_int,
+    cq_context: *mut c_void,
+    channel: *mut ibv_comp_channel,
+    vector: c_int,
+) -> Option<Result<*mut ibv_cq>> {
     let ops = ops_of(ctx)?;
     Some((|| {
         if !channel.is_null() {
@@ -144,7 +161,10 @@ pub fn create_cq(ctx: *mut ibv_context, cqe: c_int, cq_context: *mut c_void, cha
 }
 
 /// The `create_cq_ex` slot of a hosted context (rdma-core's __lib_ibv_create_cq_ex).
-pub unsafe extern "C" fn create_cq_ex(ctx: *mut ibv_context, attr: *mut ibv_cq_init_attr_ex) -> *mut ibv_cq_ex {
+pub unsafe extern "C" fn create_cq_ex(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_cq_init_attr_ex,
+) -> *mut ibv_cq_ex {
     entry!(ptr, create_cq_ex(ctx, attr) {
         let ops = ops_of(ctx).ok_or(Errno::EINVAL)?;
         // SAFETY: the caller's attributes.
@@ -162,7 +182,10 @@ pub unsafe extern "C" fn create_cq_ex(ctx: *mut ibv_context, attr: *mut ibv_cq_i
 }
 
 /// The `create_qp_ex` slot: the plugin's, tracked.
-pub unsafe extern "C" fn create_qp_ex(ctx: *mut ibv_context, attr: *mut ibv_qp_init_attr_ex) -> *mut ibv_qp {
+pub unsafe extern "C" fn create_qp_ex(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_qp_init_attr_ex,
+) -> *mut ibv_qp {
     entry!(ptr, create_qp_ex(ctx, attr) {
         let ops = ops_of(ctx).ok_or(Errno::EINVAL)?;
         // SAFETY: the plugin's op on its own live context.
@@ -173,7 +196,10 @@ pub unsafe extern "C" fn create_qp_ex(ctx: *mut ibv_context, attr: *mut ibv_qp_i
 }
 
 /// The `create_srq_ex` slot: the plugin's, tracked.
-pub unsafe extern "C" fn create_srq_ex(ctx: *mut ibv_context, attr: *mut ibv_srq_init_attr_ex) -> *mut ibv_srq {
+pub unsafe extern "C" fn create_srq_ex(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_srq_init_attr_ex,
+) -> *mut ibv_srq {
     entry!(ptr, create_srq_ex(ctx, attr) {
         let ops = ops_of(ctx).ok_or(Errno::EINVAL)?;
         // SAFETY: the plugin's op on its own live context.
@@ -202,14 +228,23 @@ pub fn destroy_cq(cq: *mut ibv_cq) -> Option<Result<()>> {
 pub fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> Option<Result<()>> {
     let (ops, _) = obj_ops(cq.cast(), Kind::Cq)?;
     // SAFETY: a live CQ of this plugin.
-    Some(ops.resize_cq.ok_or(NO).and_then(|f| ret(unsafe { f(cq, cqe) })))
+    Some(
+        ops.resize_cq
+            .ok_or(NO)
+            .and_then(|f| ret(unsafe { f(cq, cqe) })),
+    )
 }
 
 /// Counts acknowledged events on a hosted object and wakes its destroyer.
 ///
 /// # Safety
 /// `mutex`/`cond` belong to a live object.
-unsafe fn bump(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_cond_t, counter: *mut u32, n: u32) {
+unsafe fn bump(
+    mutex: *mut libc::pthread_mutex_t,
+    cond: *mut libc::pthread_cond_t,
+    counter: *mut u32,
+    n: u32,
+) {
     // SAFETY: per the contract.
     unsafe {
         libc::pthread_mutex_lock(mutex);
@@ -222,7 +257,14 @@ unsafe fn bump(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_cond_
 pub fn ack_cq_events(cq: *mut ibv_cq, n: u32) -> Option<()> {
     obj_ops(cq.cast(), Kind::Cq)?;
     // SAFETY: a live CQ of this plugin.
-    unsafe { bump(&mut (*cq).mutex, &mut (*cq).cond, &mut (*cq).comp_events_completed, n) };
+    unsafe {
+        bump(
+            &mut (*cq).mutex,
+            &mut (*cq).cond,
+            &mut (*cq).comp_events_completed,
+            n,
+        )
+    };
     Some(())
 }
 
@@ -239,15 +281,30 @@ pub fn ack_async_event(ev: &ibv_async_event) -> Option<()> {
         match element_of(ev.event_type) {
             Element::Cq if objects::check(p, Kind::Cq).is_ok() => {
                 let c = p.cast::<ibv_cq>();
-                bump(&mut (*c).mutex, &mut (*c).cond, &mut (*c).async_events_completed, 1)
+                bump(
+                    &mut (*c).mutex,
+                    &mut (*c).cond,
+                    &mut (*c).async_events_completed,
+                    1,
+                )
             }
             Element::Qp if objects::check(p, Kind::Qp).is_ok() => {
                 let q = p.cast::<ibv_qp>();
-                bump(&mut (*q).mutex, &mut (*q).cond, &mut (*q).events_completed, 1)
+                bump(
+                    &mut (*q).mutex,
+                    &mut (*q).cond,
+                    &mut (*q).events_completed,
+                    1,
+                )
             }
             Element::Srq if objects::check(p, Kind::Srq).is_ok() => {
                 let s = p.cast::<ibv_srq>();
-                bump(&mut (*s).mutex, &mut (*s).cond, &mut (*s).events_completed, 1)
+                bump(
+                    &mut (*s).mutex,
+                    &mut (*s).cond,
+                    &mut (*s).events_completed,
+                    1,
+                )
             }
             _ => return None,
         }
@@ -265,7 +322,12 @@ pub fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> Option<Result<
     })())
 }
 
-pub fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, mask: c_int, init: *mut ibv_qp_init_attr) -> Option<Result<()>> {
+pub fn query_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    mask: c_int,
+    init: *mut ibv_qp_init_attr,
+) -> Option<Result<()>> {
     let (ops, _) = obj_ops(qp.cast(), Kind::Qp)?;
     Some((|| {
         if attr.is_null() || init.is_null() {
@@ -304,9 +366,18 @@ pub fn destroy_qp(qp: *mut ibv_qp) -> Option<Result<()>> {
     Some(objects::destroy(qp.cast(), Kind::Qp, || unsafe { f(qp) }))
 }
 
-pub fn attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool) -> Option<Result<()>> {
+pub fn attach_mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+    attach: bool,
+) -> Option<Result<()>> {
     let (ops, _) = obj_ops(qp.cast(), Kind::Qp)?;
-    let f = if attach { ops.attach_mcast } else { ops.detach_mcast };
+    let f = if attach {
+        ops.attach_mcast
+    } else {
+        ops.detach_mcast
+    };
     Some((|| {
         if gid.is_null() {
             return Err(Errno::EINVAL);
@@ -341,20 +412,30 @@ pub fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> Option<Resul
 pub fn modify_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr, mask: c_int) -> Option<Result<()>> {
     let (ops, _) = obj_ops(srq.cast(), Kind::Srq)?;
     // SAFETY: a live SRQ of this plugin.
-    Some(ops.modify_srq.ok_or(NO).and_then(|f| ret(unsafe { f(srq, attr, mask) })))
+    Some(
+        ops.modify_srq
+            .ok_or(NO)
+            .and_then(|f| ret(unsafe { f(srq, attr, mask) })),
+    )
 }
 
 pub fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Option<Result<()>> {
     let (ops, _) = obj_ops(srq.cast(), Kind::Srq)?;
     // SAFETY: a live SRQ of this plugin.
-    Some(ops.query_srq.ok_or(NO).and_then(|f| ret(unsafe { f(srq, attr) })))
+    Some(
+        ops.query_srq
+            .ok_or(NO)
+            .and_then(|f| ret(unsafe { f(srq, attr) })),
+    )
 }
 
 pub fn destroy_srq(srq: *mut ibv_srq) -> Option<Result<()>> {
     let (ops, _) = obj_ops(srq.cast(), Kind::Srq)?;
     let f = ops.destroy_srq?;
     // SAFETY: a live SRQ of this plugin.
-    Some(objects::destroy(srq.cast(), Kind::Srq, || unsafe { f(srq) }))
+    Some(objects::destroy(srq.cast(), Kind::Srq, || unsafe {
+        f(srq)
+    }))
 }
 
 pub fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> Option<Result<*mut ibv_ah>> {

@@ -33,8 +33,13 @@ static OBJECTS: RwLock<Option<HashMap<usize, Entry>>> = RwLock::new(None);
 
 pub fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
     let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
-    g.get_or_insert_with(HashMap::new)
-        .insert(p as usize, Entry { kind, ctx: ctx as usize });
+    g.get_or_insert_with(HashMap::new).insert(
+        p as usize,
+        Entry {
+            kind,
+            ctx: ctx as usize,
+        },
+    );
 }
 
 /// The owning context of a live object of `kind`, else EINVAL.

@@ -1,11 +1,11 @@
 //! Address handles, and building their attributes from a received completion.
 
 use crate::abi::*;
-use crate::providers::plugin::dispatch as hosted;
 use crate::context::generic::eth_l2;
 use crate::context::{Ah, Context, Pd};
 use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
 use crate::object;
+use crate::providers::plugin::dispatch as hosted;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]

@@ -1,10 +1,10 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
-use crate::providers::plugin::dispatch as hosted;
 use crate::context::{CompChannel, Context, Cq, events};
 use crate::entry::arg_mut;
 use crate::object;
+use crate::providers::plugin::dispatch as hosted;
 use std::ffi::{c_int, c_uint, c_void};
 
 #[unsafe(no_mangle)]

@@ -27,8 +27,8 @@ macro_rules! driver_api {
 // memory, counters, flow actions, extended QP/CQ/SRQ creation, raw ioctls).
 driver_api!(errno
     execute_ioctl, ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
-    ibv_cmd_create_counters, ibv_cmd_create_cq_ex, ibv_cmd_create_flow,
-    ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex, ibv_cmd_create_qp_ex2,
+    ibv_cmd_create_counters, ibv_cmd_create_flow,
+    ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex,
     ibv_cmd_create_rwq_ind_table, ibv_cmd_create_srq_ex, ibv_cmd_create_wq,
     ibv_cmd_destroy_counters, ibv_cmd_destroy_flow, ibv_cmd_destroy_flow_action,
     ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq, ibv_cmd_free_dm, ibv_cmd_modify_cq,
@@ -191,6 +191,7 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
 macro_rules! cmd_api {
     ($name:ident => $f:ident($($arg:ident: $t:ty),*)) => {
         #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
             entry!(errno, $name($($arg),*) {
                 // SAFETY: the plugin's objects and buffers, per driver.h.
@@ -214,6 +215,8 @@ cmd_api!(ibv_cmd_destroy_srq => destroy_srq(srq: *mut ibv_srq));
 cmd_api!(ibv_cmd_create_ah => create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_destroy_ah => destroy_ah(ah: *mut ibv_ah));
 cmd_api!(ibv_cmd_create_qp => create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_cq_ex => create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_qp_ex2 => create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_alloc_mw => alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 #[unsafe(no_mangle)]
@@ -345,7 +348,11 @@ pub unsafe extern "C" fn ibv_cmd_query_srq(
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+pub unsafe extern "C" fn ibv_cmd_attach_mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+) -> c_int {
     entry!(errno, ibv_cmd_attach_mcast(qp, gid, lid) {
         // SAFETY: the plugin's QP and the caller's GID.
         unsafe { cmd::mcast(qp, gid, lid, true) }
@@ -353,7 +360,11 @@ pub unsafe extern "C" fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_g
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_cmd_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+pub unsafe extern "C" fn ibv_cmd_detach_mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+) -> c_int {
     entry!(errno, ibv_cmd_detach_mcast(qp, gid, lid) {
         // SAFETY: the plugin's QP and the caller's GID.
         unsafe { cmd::mcast(qp, gid, lid, false) }

@@ -1,11 +1,11 @@
 //! Protection domains and memory registration.
 
 use crate::abi::*;
-use crate::providers::plugin::dispatch as hosted;
 use crate::context::generic::mr;
 use crate::context::{Context, Dm, Mr, Pd};
 use crate::entry::{Result, set_errno};
 use crate::object;
+use crate::providers::plugin::dispatch as hosted;
 use std::ffi::{c_int, c_uint, c_void};
 
 #[unsafe(no_mangle)]

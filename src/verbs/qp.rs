@@ -1,10 +1,10 @@
 //! Queue pairs: create, modify, query, destroy, multicast and ECE.
 
 use crate::abi::*;
-use crate::providers::plugin::dispatch as hosted;
 use crate::context::{Pd, Qp, events};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
+use crate::providers::plugin::dispatch as hosted;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]

@@ -1,10 +1,10 @@
 //! Shared receive queues.
 
 use crate::abi::*;
-use crate::providers::plugin::dispatch as hosted;
 use crate::context::{Pd, Srq, events};
 use crate::entry::{arg_mut, arg_ref};
 use crate::object;
+use crate::providers::plugin::dispatch as hosted;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
