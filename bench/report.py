@@ -205,7 +205,10 @@ def main():
             lower = ROWS[row][1]
             md, sd = cell("debian", row)
             mo, so = cell("ours", row)
-            if md and mo is not None:
+            # A failed round or a zero on either side makes the ratio meaningless
+            # (perftest gives 0 when its run failed): n/a, never "met".
+            failed = errs.get(("debian", row)) or errs.get(("ours", row))
+            if md and mo and not failed:
                 ratio = mo / md
                 tgt = TARGET[group]
                 ok = ratio <= tgt if lower else ratio >= tgt
@@ -213,12 +216,14 @@ def main():
                 ts = ("met" if ok else "**missed**") + f" ({'≤' if lower else '≥'} {tgt})"
                 summary["met" if ok else "missed"] += 1
             else:
-                rs, ts = "n/a", "not measured"
+                why = "a round failed" if failed else "zero or no value"
+                rs, ts = "n/a", f"not measured ({why})"
                 summary["n/a"] += 1
             w(f"| `{row}` | {desc} | {unit} | {sd} | {so} | {rs} | {ts} |")
     w("")
     w(f"Targets: {summary['met']} met, {summary['missed']} missed, {summary['n/a']} not "
-      "measurable (a row is n/a when a verb failed on that library; the error is shown).")
+      "measurable (a row is n/a when a verb failed in any round on either library, the error is "
+      "shown, or when either side measured 0).")
     w("")
     if ir_meta:
         w("## Instructions per operation (callgrind, user space)")
@@ -246,7 +251,7 @@ def main():
         for row in ir_order:
             vd, sd = ir_cell("debian", row)
             vo, so = ir_cell("ours", row)
-            rs = f"{vo / vd:.2f}" if vd and vo is not None else "n/a"
+            rs = f"{vo / vd:.2f}" if vd and vo else "n/a"
             w(f"| `{row}` | {ir_meta[row]} | {sd} | {so} | {rs} |")
         w("")
     import os

@@ -4,12 +4,16 @@
 //! passes its command and response structs: the kernel's core struct after
 //! a command header, then its driver data; we send the core fields we fill
 //! and its driver data as is, and hand back the kernel's response the same way.
+//!
+//! Safety, for every `unsafe fn` here: the pointers are the calling plugin's
+//! live objects and buffers of the sizes it gives, as driver.h requires.
 #![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
 
 use super::context::{set_async_fd, with_uverbs};
-use super::objects::{self, Kind};
+use super::objects::Kind;
 use crate::abi::*;
-use crate::context::{Context, generic};
+use crate::context::{Context, EventCounts, generic};
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::object;
@@ -95,7 +99,8 @@ pub unsafe fn get_context(
     };
     // SAFETY: as above.
     unsafe { put_resp(resp, resp_size, &r) };
-    set_async_fd(ctx, info.async_fd, info.num_comp_vectors)
+    // SAFETY: the hosted context being set up.
+    unsafe { set_async_fd(ctx, info.async_fd, info.num_comp_vectors) }
 }
 
 pub unsafe fn query_device_any(
@@ -305,25 +310,12 @@ pub unsafe fn create_cq(
     Ok(())
 }
 
-/// Waits until every event the kernel reported for an object was acknowledged.
-///
-/// # Safety
-/// The mutex, condition and counters belong to a live object.
-unsafe fn wait_acked(
-    m: *mut libc::pthread_mutex_t,
-    c: *mut libc::pthread_cond_t,
-    done: &[(*const u32, u32)],
-) {
-    // SAFETY: per the contract; the counters change under the mutex.
-    unsafe {
-        libc::pthread_mutex_lock(m);
-        while done
-            .iter()
-            .any(|&(p, want)| std::ptr::read_volatile(p) != want)
-        {
-            libc::pthread_cond_wait(c, m);
-        }
-        libc::pthread_mutex_unlock(m);
+/// Waits until every event the kernel reported for an object was
+/// acknowledged (as rdma-core's destroy commands do), on the registry's
+/// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on.
+fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
+    if let Ok(o) = object::get::<C, Context>(p) {
+        o.events.wait_acked(reported);
     }
 }
 
@@ -332,18 +324,13 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
     let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
     // SAFETY: as above.
     let r = unsafe { run(ctx, |u| u.destroy_cq(h)) }?;
-    // SAFETY: as above.
-    unsafe {
-        let c = &mut *cq;
-        wait_acked(
-            &mut c.mutex,
-            &mut c.cond,
-            &[
-                (&raw const c.comp_events_completed, r.comp_events_reported),
-                (&raw const c.async_events_completed, r.async_events_reported),
-            ],
-        );
-    }
+    wait_acked(
+        cq,
+        EventCounts {
+            comp: r.comp_events_reported,
+            async_: r.async_events_reported,
+        },
+    );
     Ok(())
 }
 
@@ -407,19 +394,17 @@ unsafe fn init_qp(
     }
 }
 
+/// The kernel handle of a CQ or SRQ argument (0 for NULL); EINVAL unless it
+/// is a live object in the registry.
 fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
     if p.is_null() {
         return Ok(0);
     }
-    objects::check(p.cast(), kind)?;
-    // SAFETY: a live object of the plugin; `handle` sits at the same place in
-    // ibv_cq (24) and ibv_srq (24)? No: read it per kind below.
-    Ok(match kind {
-        // SAFETY: checked live CQ / SRQ.
-        Kind::Cq => unsafe { (*p.cast::<ibv_cq>()).handle },
-        Kind::Srq => unsafe { (*p.cast::<ibv_srq>()).handle },
-        _ => return Err(Errno::EINVAL),
-    })
+    match kind {
+        Kind::Cq => Ok(object::get::<ibv_cq, Context>(p.cast())?.read_c(|c: &ibv_cq| c.handle)),
+        Kind::Srq => Ok(object::get::<ibv_srq, Context>(p.cast())?.read_c(|c: &ibv_srq| c.handle)),
+        _ => Err(Errno::EINVAL),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -541,15 +526,7 @@ pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
     let (ctx, h) = unsafe { ((*qp).context, (*qp).handle) };
     // SAFETY: as above.
     let n = unsafe { run(ctx, |u| u.destroy_qp(h)) }?;
-    // SAFETY: as above.
-    unsafe {
-        let q = &mut *qp;
-        wait_acked(
-            &mut q.mutex,
-            &mut q.cond,
-            &[(&raw const q.events_completed, n)],
-        );
-    }
+    wait_acked(qp, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -652,15 +629,7 @@ pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
     let (ctx, h) = unsafe { ((*srq).context, (*srq).handle) };
     // SAFETY: as above.
     let n = unsafe { run(ctx, |u| u.destroy_srq(h)) }?;
-    // SAFETY: as above.
-    unsafe {
-        let s = &mut *srq;
-        wait_acked(
-            &mut s.mutex,
-            &mut s.cond,
-            &[(&raw const s.events_completed, n)],
-        );
-    }
+    wait_acked(srq, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -812,7 +781,7 @@ pub unsafe fn create_qp_ex2(
         // XRC and RSS QPs are not hosted yet.
         return Err(Errno::EOPNOTSUPP);
     }
-    objects::check(a.pd.cast(), Kind::Pd)?;
+    object::get::<ibv_pd, Context>(a.pd)?;
     // SAFETY: a live PD of the plugin.
     let pdh = unsafe { (*a.pd).handle };
     let req = crate::uverbs::qp::ExCreateQp {

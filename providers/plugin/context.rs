@@ -4,17 +4,16 @@
 //! verbs reach the plugin's op table.
 #![allow(unsafe_code)]
 
-use super::objects::{self, Kind};
 use crate::abi::*;
-use crate::context::{CompChannel, Context, ContextOps, generic};
+use crate::context::Context;
 use crate::device::Device;
 use crate::driver_abi::v34::{verbs_context_ops, verbs_device};
 use crate::entry::{Errno, Result};
-use crate::object::{self, CObject};
+use crate::object;
 use crate::uverbs::Uverbs;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
-use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -71,7 +70,14 @@ pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result
 }
 
 /// ibv_cmd_get_context's result: the async fd goes to the pending context.
-pub fn set_async_fd(ctx: *mut ibv_context, fd: OwnedFd, num_comp_vectors: u32) -> Result<()> {
+///
+/// # Safety
+/// `ctx` is NULL or points to a context (checked against ours first).
+pub unsafe fn set_async_fd(
+    ctx: *mut ibv_context,
+    fd: OwnedFd,
+    num_comp_vectors: u32,
+) -> Result<()> {
     let p = priv_of(ctx)?;
     // SAFETY: `ctx` is a live hosted context (found above).
     unsafe {
@@ -80,12 +86,6 @@ pub fn set_async_fd(ctx: *mut ibv_context, fd: OwnedFd, num_comp_vectors: u32) -
     }
     p.pending.lock().unwrap_or_else(|p| p.into_inner()).async_fd = Some(fd);
     Ok(())
-}
-
-fn vctx_of(ctx: *mut ibv_context) -> *mut verbs_context {
-    ctx.cast::<u8>()
-        .wrapping_sub(std::mem::offset_of!(verbs_context, context))
-        .cast()
 }
 
 /// verbs_init_context: takes over `cmd_fd` (closed on failure).
@@ -133,7 +133,10 @@ pub unsafe fn init_context(
 }
 
 /// verbs_uninit_context: the plugin is freeing its context.
-pub fn uninit_context(vctx: *mut verbs_context) {
+///
+/// # Safety
+/// `vctx` is NULL or a verbs_context a plugin initialised through us.
+pub unsafe fn uninit_context(vctx: *mut verbs_context) {
     if vctx.is_null() {
         return;
     }
@@ -154,7 +157,9 @@ macro_rules! set_slots {
     ($ops:ident => $dst:expr; $($slot:ident = $name:ident),* $(,)?) => {$(
         if let Some(f) = $ops.$name {
             // SAFETY: the same C function type, spelled by two Rust declarations.
-            $dst.$slot = Some(unsafe { std::mem::transmute::<_, _>(f) });
+            #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
+            let f = unsafe { std::mem::transmute::<_, _>(f) };
+            $dst.$slot = Some(f);
         }
     )*};
 }
@@ -211,7 +216,7 @@ pub unsafe fn set_ops(vctx: *mut verbs_context, ops: &verbs_context_ops) -> Resu
 /// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
 /// the registry to the plugin's private ops.
 fn set_lib_ops(v: &mut verbs_context) {
-    crate::verbs::vctx::fill_hosted(v);
+    crate::verbs::vctx::fill(v);
     v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
         // SAFETY: rdma-core stores these as untyped function pointers.
         unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
@@ -257,117 +262,8 @@ pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Contex
         Some(f) => f,
         None => std::fs::File::open("/dev/null")?.into(),
     };
-    let ops = Box::new(Hosted { p });
+    let ops = Box::new(super::ops::Hosted { p });
     Ok(crate::context::open_hosted(
         dev, uverbs, async_fd, vctx, ops,
     ))
-}
-
-/// Our half of a hosted context: every verb goes to the plugin's op table.
-pub struct Hosted {
-    pub p: Arc<Priv>,
-}
-
-fn ret(r: c_int) -> Result<()> {
-    if r == 0 { Ok(()) } else { Err(Errno(r)) }
-}
-
-impl Hosted {
-    pub fn ops(&self) -> verbs_context_ops {
-        *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl ContextOps for Hosted {
-    fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
-        let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
-        let a: *mut ibv_device_attr = attr;
-        // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
-        ret(unsafe {
-            f(
-                ctx.c_ptr(),
-                std::ptr::null(),
-                a.cast(),
-                size_of::<ibv_device_attr>(),
-            )
-        })
-    }
-    fn query_device_ex(
-        &self,
-        ctx: &Context,
-        attr: &mut ibv_device_attr_ex,
-        attr_size: usize,
-    ) -> Result<()> {
-        let f = self.ops().query_device_ex.ok_or(Errno::EOPNOTSUPP)?;
-        // SAFETY: the caller's struct with its size.
-        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
-    }
-    fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
-        let f = self.ops().query_port.ok_or(Errno::EOPNOTSUPP)?;
-        // SAFETY: the plugin's op on its own context.
-        ret(unsafe { f(ctx.c_ptr(), port, attr) })
-    }
-    fn query_gid_ex(
-        &self,
-        ctx: &Context,
-        port: u32,
-        index: u32,
-        flags: u32,
-        mask: u32,
-    ) -> Result<ibv_gid_entry> {
-        generic::gid::query_gid_ex(ctx, port, index, flags, mask)
-    }
-    fn query_gid_table(
-        &self,
-        ctx: &Context,
-        out: &mut [u8],
-        entry_size: usize,
-        flags: u32,
-    ) -> Result<usize> {
-        generic::gid::query_gid_table(ctx, out, entry_size, flags)
-    }
-    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
-        generic::pkey::query_pkey(ctx, port, index)
-    }
-    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
-        generic::async_event::get_async_event(ctx, event)?;
-        if let Some(f) = self.ops().async_event {
-            // SAFETY: the plugin's hook on the event just read.
-            unsafe { f(ctx.c_ptr(), event) };
-        }
-        Ok(())
-    }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
-        generic::channel::create_comp_channel(ctx)
-    }
-    fn destroy_comp_channel(&self, ch: &CompChannel) -> Result<()> {
-        generic::channel::destroy_comp_channel(ch)
-    }
-    /// The CQ is the plugin's (its C pointer is the kernel's user handle).
-    fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
-        let fd = generic::read_c(ch).fd;
-        // SAFETY: the channel's fd, open while the channel lives.
-        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-        let d: crate::uverbs::device::CompEventDesc = generic::async_event::read_desc(fd.as_fd())?;
-        let cq = d.cq_handle as usize as *mut ibv_cq;
-        objects::check(cq.cast(), Kind::Cq)?;
-        if let Some(f) = self.ops().cq_event {
-            // SAFETY: a live CQ of this plugin.
-            unsafe { f(cq) };
-        }
-        // SAFETY: as above.
-        Ok((cq, unsafe { (*cq).cq_context }))
-    }
-    /// Whatever C left, then the plugin's free_context (which uninits ours).
-    fn close(&self, ctx: &Context) -> Result<()> {
-        let c = ctx.c_ptr();
-        objects::destroy_all(c, &self.ops());
-        if let Some(f) = self.ops().free_context {
-            // SAFETY: the plugin frees its own context; C gave it back to us.
-            unsafe { f(c) };
-        } else {
-            uninit_context(vctx_of(c));
-        }
-        Ok(())
-    }
 }

@@ -9,10 +9,10 @@
 pub mod cmd;
 pub mod context;
 pub mod device;
-pub mod dispatch;
 pub mod load;
 pub mod matching;
 pub mod objects;
+pub mod ops;
 
 use crate::context::Context;
 use crate::device::Device;

@@ -1,12 +1,10 @@
-//! The objects hosted plugins create, tracked by address, kind and owning
-//! context: a pointer C hands back reaches the plugin only if it is a live
-//! object of the right kind, and ibv_close_device destroys what is left.
-//! The objects themselves are the plugin's own C structs.
+//! The objects hosted plugins create, by address, kind and owning context,
+//! beside the registry (which validates them): ibv_close_device has the
+//! plugin destroy whatever C left, before the plugin frees its context.
 #![allow(unsafe_code)]
 
 use crate::abi::*;
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
-use crate::entry::{Errno, Result};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::RwLock;
@@ -42,38 +40,11 @@ pub fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
     );
 }
 
-/// The owning context of a live object of `kind`, else EINVAL.
-pub fn check(p: *mut c_void, kind: Kind) -> Result<*mut ibv_context> {
-    let g = OBJECTS.read().unwrap_or_else(|p| p.into_inner());
-    match g.as_ref().and_then(|m| m.get(&(p as usize))) {
-        Some(e) if e.kind == kind && !p.is_null() => Ok(e.ctx as *mut ibv_context),
-        _ => Err(Errno::EINVAL),
-    }
-}
-
-pub fn is_tracked(p: *const c_void) -> bool {
-    let g = OBJECTS.read().unwrap_or_else(|p| p.into_inner());
-    g.as_ref().is_some_and(|m| m.contains_key(&(p as usize)))
-}
-
-/// Runs the plugin's destroy `f` on a live object; forgets it when it went.
-/// The entry is taken out first, so a second destroy meanwhile gets EINVAL
-/// and never reaches the plugin; a failed destroy puts it back.
-pub fn destroy(p: *mut c_void, kind: Kind, f: impl FnOnce() -> i32) -> Result<()> {
-    let e = {
-        let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
-        let m = g.as_mut().ok_or(Errno::EINVAL)?;
-        match m.get(&(p as usize)) {
-            Some(e) if e.kind == kind => m.remove(&(p as usize)).ok_or(Errno::EINVAL)?,
-            _ => return Err(Errno::EINVAL),
-        }
-    };
-    match f() {
-        0 => Ok(()),
-        r => {
-            track(p, kind, e.ctx as *mut ibv_context);
-            Err(Errno(r))
-        }
+/// Forgets an object the plugin destroyed.
+pub fn untrack(p: *mut c_void) {
+    let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
+    if let Some(m) = g.as_mut() {
+        m.remove(&(p as usize));
     }
 }
 

@@ -4,28 +4,40 @@
 
 use super::wqe::{Av, GlobalRoute};
 use crate::abi::*;
-use crate::context::generic::{eth_l2, gid, read_c};
-use crate::context::{Ah, Pd};
+use crate::context::generic::{eth_l2, gid, pd};
+use crate::context::{New, Obj};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
+use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::uverbs::Pod;
 use crate::uverbs::ah::CreateAh;
 use crate::uverbs::qp::{AhAttr, GlobalRoute as KGlobalRoute};
 use crate::uverbs::rxe::CreateAhResp;
-use std::sync::Arc;
 
-/// What a UD send needs to address this AH.
-#[derive(Debug)]
+/// An rxe AH: the C struct, then what a UD send needs to address it, in one
+/// slab slot (rdma-core's `struct rxe_ah`).
+#[repr(C)]
 pub struct RxeAh {
+    pub c: ibv_ah,
     /// The kernel's AH index; 0 on old kernels.
     pub ah_num: u32,
     /// The address vector, built only when `ah_num` is 0.
     pub av: Option<Av>,
 }
 
-/// The rxe state of an AH created here.
-pub fn rxe_ah(ah: &Ah) -> Option<&RxeAh> {
-    ah.hw.downcast_ref::<RxeAh>()
+// SAFETY: plain data (the pointers in the C struct are addresses only).
+#[allow(unsafe_code)]
+unsafe impl Send for RxeAh {}
+// SAFETY: as above; nothing changes after creation.
+#[allow(unsafe_code)]
+unsafe impl Sync for RxeAh {}
+
+static AHS: Slab<RxeAh> = Slab::new(tag_of("RxeAh"));
+
+/// The data path's check of an AH pointer inside a UD work request.
+#[inline]
+pub fn pin(p: *const ibv_ah) -> Option<Pinned<RxeAh>> {
+    AHS.pin(p.cast())
 }
 
 fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
@@ -50,7 +62,7 @@ fn kernel_attr(a: &ibv_ah_attr) -> AhAttr {
 
 /// The address vector of `attr` (old kernels): source GID from the table,
 /// destination MAC from the neighbour tables.
-fn make_av(pd: &Pd, attr: &ibv_ah_attr) -> Result<Av> {
+fn make_av(pd: &Obj, attr: &ibv_ah_attr) -> Result<Av> {
     let ctx = &pd.ctx;
     let sgid = gid::query_gid(ctx, attr.port_num.into(), attr.grh.sgid_index.into())?;
     let grh = GlobalRoute {
@@ -71,10 +83,10 @@ fn make_av(pd: &Pd, attr: &ibv_ah_attr) -> Result<Av> {
 }
 
 /// CREATE_AH, keeping the kernel's AH index.
-pub fn create(pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
+pub fn create(pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
     let ctx = &pd.ctx;
     let req = CreateAh {
-        pd_handle: read_c(&**pd).handle,
+        pd_handle: pd::handle(pd),
         attr: kernel_attr(attr),
         ..Default::default()
     };
@@ -93,17 +105,17 @@ pub fn create(pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
     };
     let c = ibv_ah {
         context: ctx.c_ptr(),
-        pd: pd.c_ptr(),
+        pd: pd.c::<ibv_pd>(),
         handle,
     };
-    let hw = RxeAh {
+    Ok(AHS.vacant().fill(RxeAh {
+        c,
         ah_num: resp.ah_num,
         av,
-    };
-    Ok(Arc::new(Ah::new(c, ctx.clone(), Box::new(hw))))
+    }))
 }
 
 /// DESTROY_AH.
-pub fn destroy(ah: &Ah) -> Result<()> {
-    ah.ctx.uverbs.destroy_ah(read_c(ah).handle)
+pub fn destroy(ah: &Obj) -> Result<()> {
+    ah.ctx.uverbs.destroy_ah(ah.read_c(|c: &ibv_ah| c.handle))
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{cq, qp, srq};
 use crate::abi::*;
 use crate::context::generic::{self, device::fw_ver_triplet};
-use crate::context::{Ah, CompChannel, Context, ContextOps, Cq, EventCounts, Mr, Mw, Pd, Qp, Srq};
+use crate::context::{Context, ContextOps, EventCounts, New, Obj};
 use crate::device::copy_c_str;
 use crate::entry::Result;
 
@@ -84,46 +84,39 @@ impl ContextOps for RxeContext {
     fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
         generic::async_event::get_async_event(ctx, event)
     }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
+    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
         generic::channel::create_comp_channel(ctx)
     }
-    fn destroy_comp_channel(&self, ch: &CompChannel) -> Result<()> {
+    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
         generic::channel::destroy_comp_channel(ch)
     }
-    fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
+    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
         generic::channel::get_cq_event(ch)
     }
     // ---- end of context-level verbs ----
     // ---- PD, MR, MW, AH, multicast (pdmr) ----
-    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<Arc<Pd>> {
+    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
         generic::pd::alloc(ctx, &[], &mut [])
     }
-    fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
+    fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
         generic::pd::dealloc(pd)
     }
-    fn reg_mr(
-        &self,
-        pd: &Arc<Pd>,
-        addr: usize,
-        len: usize,
-        iova: u64,
-        access: u32,
-    ) -> Result<Arc<Mr>> {
+    fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
         generic::mr::reg_kernel(pd, addr, len, iova, access, &[], &mut [])
     }
-    fn dereg_mr(&self, mr: &Mr) -> Result<()> {
+    fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         generic::mr::dereg_kernel(mr)
     }
-    fn alloc_mw(&self, pd: &Arc<Pd>, ty: ibv_mw_type) -> Result<Arc<Mw>> {
+    fn alloc_mw(&self, pd: &Obj, ty: ibv_mw_type) -> Result<New> {
         generic::mw::alloc(pd, ty, &[], &mut [])
     }
-    fn dealloc_mw(&self, mw: &Mw) -> Result<()> {
+    fn dealloc_mw(&self, mw: &Obj) -> Result<()> {
         generic::mw::dealloc(mw)
     }
-    fn create_ah(&self, pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
+    fn create_ah(&self, pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
         super::ah::create(pd, attr)
     }
-    fn destroy_ah(&self, ah: &Ah) -> Result<()> {
+    fn destroy_ah(&self, ah: &Obj) -> Result<()> {
         super::ah::destroy(ah)
     }
     fn init_ah_from_wc(
@@ -136,10 +129,10 @@ impl ContextOps for RxeContext {
     ) -> Result<()> {
         generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
     }
-    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+    fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         generic::mcast::attach(qp, gid, lid)
     }
-    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+    fn detach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         generic::mcast::detach(qp, gid, lid)
     }
     // ---- end pdmr ----
@@ -149,9 +142,9 @@ impl ContextOps for RxeContext {
         ctx: &Arc<Context>,
         cqe: c_int,
         cq_context: *mut c_void,
-        channel: Option<Arc<CompChannel>>,
+        channel: Option<Arc<Obj>>,
         comp_vector: c_int,
-    ) -> Result<Arc<Cq>> {
+    ) -> Result<New> {
         let a = cq::CqArgs {
             cqe,
             cq_context,
@@ -166,8 +159,8 @@ impl ContextOps for RxeContext {
         &self,
         ctx: &Arc<Context>,
         attr: &ibv_cq_init_attr_ex,
-        channel: Option<Arc<CompChannel>>,
-    ) -> Result<Arc<Cq>> {
+        channel: Option<Arc<Obj>>,
+    ) -> Result<New> {
         let a = cq::CqArgs {
             flags: cq::ex_flags(attr)?,
             cqe: attr.cqe as c_int,
@@ -178,56 +171,52 @@ impl ContextOps for RxeContext {
         };
         cq::create(ctx, a)
     }
-    fn resize_cq(&self, c: &Cq, cqe: c_int) -> Result<()> {
+    fn resize_cq(&self, c: &Obj, cqe: c_int) -> Result<()> {
         cq::resize(c, cqe)
     }
-    fn destroy_cq(&self, c: &Cq) -> Result<EventCounts> {
+    fn destroy_cq(&self, c: &Obj) -> Result<EventCounts> {
         cq::destroy(c)
     }
-    fn req_notify_cq(&self, c: &Cq, solicited_only: bool) -> Result<()> {
+    fn req_notify_cq(&self, c: &Obj, solicited_only: bool) -> Result<()> {
         cq::req_notify(c, solicited_only)
     }
-    fn create_qp(&self, pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+    fn create_qp(&self, pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
         qp::create(pd, attr)
     }
-    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
         qp::create_ex(ctx, attr)
     }
-    fn modify_qp(&self, q: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+    fn modify_qp(&self, q: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         qp::modify(q, attr, mask)
     }
     fn query_qp(
         &self,
-        q: &Qp,
+        q: &Obj,
         attr: &mut ibv_qp_attr,
         mask: c_int,
         init: &mut ibv_qp_init_attr,
     ) -> Result<()> {
         qp::query(q, attr, mask, init)
     }
-    fn destroy_qp(&self, q: &Qp) -> Result<EventCounts> {
+    fn destroy_qp(&self, q: &Obj) -> Result<EventCounts> {
         qp::destroy(q)
     }
-    fn qp_ex(&self, q: &Qp) -> Option<*mut ibv_qp_ex> {
+    fn qp_ex(&self, q: &Obj) -> Option<*mut ibv_qp_ex> {
         qp::qp_ex(q)
     }
-    fn create_srq(&self, pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+    fn create_srq(&self, pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
         srq::create(pd, attr)
     }
-    fn create_srq_ex(
-        &self,
-        ctx: &Arc<Context>,
-        attr: &mut ibv_srq_init_attr_ex,
-    ) -> Result<Arc<Srq>> {
+    fn create_srq_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
         srq::create_ex(ctx, attr)
     }
-    fn modify_srq(&self, s: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+    fn modify_srq(&self, s: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
         srq::modify(s, attr, mask)
     }
-    fn query_srq(&self, s: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+    fn query_srq(&self, s: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
         srq::query(s, attr)
     }
-    fn destroy_srq(&self, s: &Srq) -> Result<EventCounts> {
+    fn destroy_srq(&self, s: &Obj) -> Result<EventCounts> {
         srq::destroy(s)
     }
     // ---- end CQ, QP, SRQ ----

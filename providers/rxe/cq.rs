@@ -4,19 +4,21 @@
 //! is in `poll.rs`.
 #![allow(unsafe_code)]
 
+use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::{ConsumerQueue, IndexWords};
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq, EventCounts};
+use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
+use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::uverbs::Pod;
 use crate::uverbs::cq::{CQ_FLAGS_TIMESTAMP_COMPLETION, CqCreate};
 use crate::uverbs::rxe;
@@ -33,10 +35,28 @@ const RXE_SUP_WC_FLAGS: u64 = IBV_WC_EX_WITH_BYTE_LEN as u64
 /// `IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN`
 const CQ_FLAGS_IGNORE_OVERRUN: u32 = 1 << 1;
 
-/// The provider half of a CQ, set once the kernel has created it.
-#[derive(Default)]
+/// An rxe CQ: the C struct C holds (`ibv_cq` at the head of an `ibv_cq_ex`),
+/// then the provider's state, in one slab slot (rdma-core's `struct rxe_cq`).
+#[repr(C)]
 pub struct RxeCq {
-    st: OnceLock<CqState>,
+    /// Written by the core (event counters) and by the poller (`wr_id`,
+    /// `status` of the current completion) while C reads it.
+    pub c: UnsafeCell<ibv_cq_ex>,
+    pub st: CqState,
+}
+
+// SAFETY: the C struct is plain data written under the rules above; the
+// state is Sync on its own.
+unsafe impl Sync for RxeCq {}
+// SAFETY: as above.
+unsafe impl Send for RxeCq {}
+
+static CQS: Slab<RxeCq> = Slab::new(tag_of("RxeCq"));
+
+/// The data path's check of C's CQ pointer (see `crate::object::slab`).
+#[inline]
+pub fn pin(p: *const ibv_cq) -> Option<Pinned<RxeCq>> {
+    CQS.pin(p.cast())
 }
 
 /// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
@@ -47,14 +67,18 @@ pub struct CqInner {
     first_map: Option<Mmap>,
     /// The completion `ibv_start_poll`/`ibv_next_poll` stand on.
     pub cur: u32,
+    /// Whether `cur` holds a completion the batch showed (false after a
+    /// `next_poll` that found none: `end_poll` then consumes nothing more).
+    pub shown: bool,
 }
 
 pub struct CqState {
     pub handle: u32,
-    /// Under the CQ's lock (poll, resize); held from `ibv_start_poll` to
-    /// `ibv_end_poll` (or a `next_poll` that finds nothing).
+    /// Under the CQ's lock (poll, resize); held by the polling thread from
+    /// `ibv_start_poll` to `ibv_end_poll`, also after a `next_poll` that found
+    /// nothing (rdma-core PR #1617), as a batch of that thread.
     pub lock: SpinLock<CqInner>,
-    channel: Option<Arc<CompChannel>>,
+    channel: Option<Arc<Obj>>,
     /// Created with ibv_create_cq_ex.
     #[allow(dead_code)]
     pub ex: bool,
@@ -74,18 +98,19 @@ impl CqState {
     }
 }
 
-/// The rxe state of a CQ of ours.
-pub fn state(cq: &Cq) -> Result<&CqState> {
-    cq.hw
-        .downcast_ref::<RxeCq>()
-        .and_then(|h| h.st.get())
+/// The rxe state of a CQ of ours (control path: the record keeps it).
+pub fn state(cq: &Obj) -> Result<&CqState> {
+    // SAFETY: a registered record keeps its object unreleased while `cq` is
+    // borrowed; only CQS fills CQS's slots.
+    unsafe { CQS.get(cq.addr().as_ptr()) }
+        .map(|c| &c.st)
         .ok_or(Errno::EINVAL)
 }
 
 pub struct CqArgs {
     pub cqe: c_int,
     pub cq_context: *mut c_void,
-    pub channel: Option<Arc<CompChannel>>,
+    pub channel: Option<Arc<Obj>>,
     pub comp_vector: c_int,
     /// IB_UVERBS_CQ_FLAGS_*
     pub flags: u32,
@@ -116,25 +141,16 @@ pub fn ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
     Ok(flags)
 }
 
-pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
-    // SAFETY: plain C data (nullable pointers, integers, glibc mutex/cond
-    // whose all-zero state is their static initializer).
-    let mut c: ibv_cq_ex = unsafe { std::mem::zeroed() };
-    c.context = ctx.c_ptr();
-    c.channel = a
+pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
+    let slot = CQS.vacant();
+    let comp_channel = a
         .channel
         .as_ref()
-        .map_or(std::ptr::null_mut(), |ch| ch.c_ptr());
-    c.cq_context = a.cq_context;
-    if let Some(wc_flags) = a.ex {
-        set_poll_ops(&mut c, wc_flags);
-    }
-    let cq = Arc::new(Cq::new(c, ctx.clone(), Box::new(RxeCq::default())));
-
+        .map(|ch| ch.read_c(|c: &ibv_comp_channel| c.fd));
     let req = CqCreate {
         cqe: a.cqe as u32,
-        user_handle: cq.c_ptr() as u64,
-        comp_channel: a.channel.as_ref().map(|ch| ch.c_get().fd),
+        user_handle: slot.addr().as_ptr() as u64,
+        comp_channel,
         comp_vector: a.comp_vector as u32,
         flags: a.flags,
         async_fd: Some(ctx.async_fd.as_raw_fd()),
@@ -147,10 +163,20 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
         .inspect_err(|_| {
             let _ = ctx.uverbs.destroy_cq(made.cq_handle);
         })?;
-    cq.c_update(|c| {
-        c.handle = made.cq_handle;
-        c.cqe = made.cqe as c_int;
-    });
+    // SAFETY: plain C data (nullable pointers, integers, glibc mutex/cond
+    // whose all-zero state is their static initializer).
+    let mut c: ibv_cq_ex = unsafe { std::mem::zeroed() };
+    c.context = ctx.c_ptr();
+    c.channel = a
+        .channel
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
+    c.cq_context = a.cq_context;
+    c.handle = made.cq_handle;
+    c.cqe = made.cqe as c_int;
+    if let Some(wc_flags) = a.ex {
+        set_poll_ops(&mut c, wc_flags);
+    }
     if let Some(ch) = &a.channel {
         ch.add_cq_ref();
     }
@@ -162,24 +188,30 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<Arc<Cq>> {
             queue,
             first_map: None,
             cur: 0,
+            shown: false,
         }),
         channel: a.channel,
         ex: a.ex.is_some(),
     };
-    let hw = cq.hw.downcast_ref::<RxeCq>().ok_or(Errno::EINVAL)?;
-    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
-    Ok(cq)
+    Ok(slot.fill(RxeCq {
+        c: UnsafeCell::new(c),
+        st,
+    }))
 }
 
-pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
+pub fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     let st = state(cq)?;
+    if st.lock.held_by_me() {
+        // Inside this thread's own poll batch (rdma-core would deadlock).
+        return Err(Errno::EINVAL);
+    }
     let mut g = st.lock.lock();
     // From now on polls take the lock (the first ring goes stale).
     st.resized.store(true, Ordering::Release);
     let mut resp = rxe::ResizeCqResp::default();
     let uv = &cq.ctx.uverbs;
     let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;
-    cq.c_update(|c| c.cqe = n as c_int);
+    cq.update_c(|c: &mut ibv_cq| c.cqe = n as c_int);
     // The kernel has moved the pending completions into the new ring.
     let map = Mmap::map(uv.fd(), &resp.mi)?;
     let old = g.queue.remap(map, CQE_SIZE)?;
@@ -189,7 +221,7 @@ pub fn resize(cq: &Cq, cqe: c_int) -> Result<()> {
     Ok(())
 }
 
-pub fn destroy(cq: &Cq) -> Result<EventCounts> {
+pub fn destroy(cq: &Obj) -> Result<EventCounts> {
     let st = state(cq)?;
     let r = cq.ctx.uverbs.destroy_cq(st.handle)?;
     if let Some(ch) = &st.channel {
@@ -201,7 +233,7 @@ pub fn destroy(cq: &Cq) -> Result<EventCounts> {
     })
 }
 
-pub fn req_notify(cq: &Cq, solicited_only: bool) -> Result<()> {
+pub fn req_notify(cq: &Obj, solicited_only: bool) -> Result<()> {
     cq.ctx
         .uverbs
         .req_notify_cq(state(cq)?.handle, solicited_only)

@@ -7,11 +7,24 @@
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub struct SpinLock<T> {
     locked: AtomicBool,
+    /// The thread holding the lock across C calls (a batch: see
+    /// [`SpinLock::begin`]), 0 when none. Written only by the holder.
+    owner: AtomicUsize,
     data: UnsafeCell<T>,
+}
+
+/// A non-zero id of the calling thread (the address of a thread-local),
+/// cheap enough for every data-path call.
+#[inline]
+pub fn thread_id() -> usize {
+    thread_local! {
+        static ID: u8 = const { 0 };
+    }
+    ID.with(|b| std::ptr::from_ref(b) as usize)
 }
 
 // SAFETY: the data is only reached while the lock is held (guard or raw
@@ -28,11 +41,19 @@ impl<T> SpinLock<T> {
     pub const fn new(v: T) -> Self {
         SpinLock {
             locked: AtomicBool::new(false),
+            owner: AtomicUsize::new(0),
             data: UnsafeCell::new(v),
         }
     }
 
     fn acquire(&self) {
+        self.acquire_while(|| true);
+    }
+
+    /// Takes the lock, unless `alive` turns false while waiting for it
+    /// (checked only while contended): false then, without the lock.
+    #[inline]
+    fn acquire_while(&self, alive: impl Fn() -> bool) -> bool {
         let mut spins = 0u32;
         while self
             .locked
@@ -44,12 +65,16 @@ impl<T> SpinLock<T> {
             while self.locked.load(Ordering::Relaxed) {
                 spins = spins.wrapping_add(1);
                 if spins.is_multiple_of(64) {
+                    if !alive() {
+                        return false;
+                    }
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
                 }
             }
         }
+        true
     }
 
     pub fn lock(&self) -> Guard<'_, T> {
@@ -57,35 +82,64 @@ impl<T> SpinLock<T> {
         Guard { lock: self }
     }
 
-    /// Takes the lock without a guard: the caller releases it later with
-    /// [`SpinLock::unlock_raw`] (possibly from another C call).
-    pub fn lock_raw(&self) {
-        self.acquire();
+    /// The lock for a data-path call on an object that another thread may
+    /// be destroying: `None` once `alive` says the object is going (its
+    /// destroy waits for this call, which must not wait for a lock whose
+    /// holder may never release it, e.g. a batch left open).
+    #[inline]
+    pub fn lock_while(&self, alive: impl Fn() -> bool) -> Option<Guard<'_, T>> {
+        self.acquire_while(alive).then_some(Guard { lock: self })
     }
 
-    /// Whether somebody holds the lock now.
-    pub fn is_locked(&self) -> bool {
-        self.locked.load(Ordering::Relaxed)
+    /// Whether the calling thread holds the lock for a batch.
+    #[inline]
+    pub fn held_by_me(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) == thread_id()
     }
 
-    /// The data while the lock is held through [`SpinLock::lock_raw`].
+    #[cfg(test)]
+    pub fn begin(&self) -> bool {
+        self.begin_while(|| true)
+    }
+
+    /// Opens a batch: takes the lock for the calling thread until
+    /// [`SpinLock::end`], across C calls (`ibv_start_poll` .. `ibv_end_poll`,
+    /// `ibv_wr_start` .. `ibv_wr_complete`). False, without waiting, if this
+    /// thread already holds it (where rdma-core would deadlock), and false
+    /// when `alive` turns false while waiting (see [`SpinLock::lock_while`]).
+    pub fn begin_while(&self, alive: impl Fn() -> bool) -> bool {
+        if self.held_by_me() || !self.acquire_while(alive) {
+            return false;
+        }
+        self.owner.store(thread_id(), Ordering::Relaxed);
+        true
+    }
+
+    /// The data of the calling thread's batch; `None` if this thread holds
+    /// no batch on this lock (another thread's batch, or none: a stray call).
     ///
     /// # Safety
-    /// The calling thread holds the lock through `lock_raw` and creates no
-    /// other reference to the data until it drops this one.
+    /// The caller keeps no other reference from `batch` alive meanwhile (one
+    /// per C call): the lock and the owner check make it exclusive otherwise.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn raw_data(&self) -> &mut T {
-        // SAFETY: per this function's contract, we have exclusive access.
-        unsafe { &mut *self.data.get() }
+    #[inline]
+    pub unsafe fn batch(&self) -> Option<&mut T> {
+        // SAFETY: only the owner thread gets here, holding the lock; per the
+        // contract it has no other reference.
+        self.held_by_me().then(|| unsafe { &mut *self.data.get() })
     }
 
-    /// Releases a lock taken with [`SpinLock::lock_raw`].
+    /// Ends the calling thread's batch; false if it had none.
     ///
     /// # Safety
-    /// The calling thread holds the lock through `lock_raw` and keeps no
-    /// reference from [`SpinLock::raw_data`].
-    pub unsafe fn unlock_raw(&self) {
+    /// No reference from [`SpinLock::batch`] is alive.
+    pub unsafe fn end(&self) -> bool {
+        if !self.held_by_me() {
+            return false;
+        }
+        self.owner.store(0, Ordering::Relaxed);
         self.locked.store(false, Ordering::Release);
+        true
     }
 }
 
@@ -132,13 +186,24 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(*l.lock(), 40_000);
-        l.lock_raw();
-        assert!(l.is_locked());
-        // SAFETY: we hold it raw.
-        unsafe {
-            *l.raw_data() += 1;
-            l.unlock_raw();
-        }
+        assert!(l.begin());
+        assert!(
+            !l.begin(),
+            "a second begin of the same thread does not deadlock"
+        );
+        // SAFETY: one reference at a time.
+        unsafe { *l.batch().unwrap() += 1 };
+        let l2 = l.clone();
+        // Another thread's stray calls see no batch of theirs.
+        // SAFETY: as above.
+        std::thread::spawn(move || unsafe {
+            assert!(l2.batch().is_none());
+            assert!(!l2.end());
+        })
+        .join()
+        .unwrap();
+        // SAFETY: no batch reference is alive.
+        assert!(unsafe { l.end() });
         assert_eq!(*l.lock(), 40_001);
     }
 }

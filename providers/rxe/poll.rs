@@ -10,10 +10,9 @@
 use std::ffi::{c_int, c_uint};
 use std::mem::offset_of;
 
-use super::cq::{self, CqInner};
+use super::cq::{self, CqInner, RxeCq};
 use super::wqe::{CQE_SIZE, Cqe};
 use crate::abi::*;
-use crate::context::Cq;
 
 const _: () = {
     assert!(size_of::<ibv_wc>() == CQE_SIZE);
@@ -24,25 +23,14 @@ const _: () = {
     assert!(offset_of!(ibv_wc, dlid_path_bits) == offset_of!(Cqe, dlid_path_bits));
 };
 
-/// The CQ behind a C pointer and its rxe state.
-///
-/// # Safety
-/// `p` is NULL or what C holds as a CQ (see `Cq::from_c`).
-unsafe fn cq_of<'a>(p: *const ibv_cq) -> Option<&'a cq::CqState> {
-    // SAFETY: per this function's contract.
-    let c = unsafe { Cq::from_c(p) }?;
-    cq::state(c).ok()
-}
-
 /// `ibv_poll_cq`: up to `ne` completions copied into `wc`; a negative value
-/// (-1, errno EINVAL) for a pointer that is not one of our CQs.
+/// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
 pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     // Busy pollers mostly find the CQ empty: say so without the lock and
     // before the traced path sets up its frame (tracing takes that path).
     let empty = || {
-        // SAFETY: C's CQ pointer, already dereferenced by the inline caller.
-        let st = unsafe { cq_of(ibcq) };
-        ne > 0 && !wc.is_null() && st.is_some_and(|st| st.seen_empty())
+        let cq = cq::pin(ibcq);
+        ne > 0 && !wc.is_null() && cq.is_some_and(|c| c.st.seen_empty())
     };
     if crate::entry::trace_level() == 0 && crate::entry::run("poll_cq", empty, || false) {
         return 0;
@@ -54,19 +42,26 @@ pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) 
 #[inline(never)]
 unsafe fn poll_cq_traced(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     entry!(value(-1), poll_cq(ibcq, ne, wc) {
-        // SAFETY: C's CQ pointer, already dereferenced by the inline caller.
-        let Some(st) = (unsafe { cq_of(ibcq) }) else {
+        let Some(cq) = cq::pin(ibcq) else {
             crate::entry::set_errno(crate::entry::Errno::EINVAL);
             return -1;
         };
+        let st = &cq.st;
         if ne <= 0 {
             return 0;
         }
-        if wc.is_null() {
+        // Inside this thread's own start_poll batch: the lock is ours
+        // already (rdma-core would deadlock).
+        if wc.is_null() || st.lock.held_by_me() {
             crate::entry::set_errno(crate::entry::Errno::EINVAL);
             return -1;
         }
-        let mut g = st.lock.lock();
+        // A CQ destroyed meanwhile: EINVAL rather than wait for its lock
+        // (whose holder may be a batch that never ends).
+        let Some(mut g) = st.lock.lock_while(|| cq.alive()) else {
+            crate::entry::set_errno(crate::entry::Errno::EINVAL);
+            return -1;
+        };
         let out = wc.cast::<u8>();
         g.queue.drain(ne as u32, |i, slot| {
             // SAFETY: `wc` has room for `ne` entries (verbs contract) and
@@ -79,22 +74,23 @@ unsafe fn poll_cq_traced(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int
     })
 }
 
-/// Publishes `cur`'s completion fields (`status`, `wr_id`) in the C struct.
-///
-/// # Safety
-/// `cq` is the CQ's C struct; the caller holds the CQ lock.
-unsafe fn show(cq: *mut ibv_cq_ex, inner: &CqInner) -> bool {
+/// Publishes `cur`'s completion fields (`status`, `wr_id`) in the C struct;
+/// records whether there was one.
+fn show(cq: &RxeCq, inner: &mut CqInner) -> bool {
+    inner.shown = false;
     let Some(slot) = inner.queue.slot(inner.cur) else {
         return false;
     };
     let wr_id = u64::from_ne_bytes(slot[..8].try_into().expect("8 bytes"));
     let status = u32_at(slot, offset_of!(Cqe, status));
+    let c = cq.c.get();
     // SAFETY: fields of our C struct which C reads between polls; the
-    // writer holds the CQ lock.
+    // writer holds the CQ lock as its batch.
     unsafe {
-        (*cq).wr_id = wr_id;
-        (*cq).status = ibv_wc_status(status);
+        (*c).wr_id = wr_id;
+        (*c).status = ibv_wc_status(status);
     }
+    inner.shown = true;
     true
 }
 
@@ -102,33 +98,25 @@ fn u32_at(slot: &[u8], off: usize) -> u32 {
     u32::from_ne_bytes(slot[off..off + 4].try_into().expect("4 bytes"))
 }
 
-/// The CQ's state if this is one of ours; for the ops C calls with the lock
-/// held from `start_poll` on.
-///
-/// # Safety
-/// `cq` is NULL or C's pointer to one of our CQs.
-unsafe fn held<'a>(cq: *mut ibv_cq_ex) -> Option<&'a cq::CqState> {
-    // SAFETY: per the contract; ibv_cq is the head of ibv_cq_ex.
-    let st = unsafe { cq_of(cq.cast::<ibv_cq>()) }?;
-    // Between start_poll and end_poll the lock is held; otherwise nothing
-    // to read (rdma-core would unlock an unlocked spin lock here).
-    st.lock.is_locked().then_some(st)
-}
-
+/// `ibv_start_poll`: opens the calling thread's batch on the CQ, which owns
+/// the CQ's ring state until `ibv_end_poll` (ENOENT, batch closed, when there
+/// is nothing to poll). EINVAL for a CQ that is not ours or a second
+/// `start_poll` of the same thread.
 pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
     entry!(value(libc::EIO), start_poll(cq, _attr) {
-        // SAFETY: C's CQ pointer; ibv_cq is the head of ibv_cq_ex.
-        let Some(st) = (unsafe { cq_of(cq.cast::<ibv_cq>()) }) else {
+        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
-        st.lock.lock_raw();
-        // SAFETY: we hold the lock (raw) until end_poll or an empty next_poll.
-        let inner = unsafe { st.lock.raw_data() };
+        let lock = &c.st.lock;
+        if !lock.begin_while(|| c.alive()) {
+            return libc::EINVAL;
+        }
+        // SAFETY: our batch, just opened; the reference ends in this call.
+        let inner = unsafe { lock.batch() }.expect("batch just opened");
         inner.cur = inner.queue.consumer_index();
-        // SAFETY: our C struct; lock held.
-        if !unsafe { show(cq, inner) } {
-            // SAFETY: taken above; `inner` is not used again.
-            unsafe { st.lock.unlock_raw() };
+        if !show(&c, inner) {
+            // SAFETY: `inner` is not used again.
+            unsafe { lock.end() };
             crate::entry::set_errno(crate::entry::Errno::ENOENT);
             return libc::ENOENT;
         }
@@ -136,20 +124,23 @@ pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_
     })
 }
 
+/// `ibv_next_poll`: the next completion of the batch; ENOENT keeps the batch
+/// (and the CQ lock) until `ibv_end_poll`. EINVAL outside the calling
+/// thread's batch.
 pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
     entry!(value(libc::EIO), next_poll(cq) {
-        // SAFETY: C's CQ pointer, inside a start_poll..end_poll span.
-        let Some(st) = (unsafe { held(cq) }) else {
+        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
-        // SAFETY: the poller holds the lock since start_poll.
-        let inner = unsafe { st.lock.raw_data() };
-        inner.cur = inner.queue.next_index(inner.cur);
-        // SAFETY: our C struct; lock held.
-        if !unsafe { show(cq, inner) } {
+        // SAFETY: one reference for this call.
+        let Some(inner) = (unsafe { c.st.lock.batch() }) else {
+            return libc::EINVAL;
+        };
+        if inner.shown {
+            inner.cur = inner.queue.next_index(inner.cur);
+        }
+        if !show(&c, inner) {
             let _ = inner.queue.publish_consumer(inner.cur);
-            // SAFETY: held since start_poll; `inner` is not used again.
-            unsafe { st.lock.unlock_raw() };
             crate::entry::set_errno(crate::entry::Errno::ENOENT);
             return libc::ENOENT;
         }
@@ -157,39 +148,45 @@ pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
     })
 }
 
+/// `ibv_end_poll`: consumes what the batch showed and closes it. Nothing
+/// outside the calling thread's batch.
 pub unsafe extern "C" fn end_poll(cq: *mut ibv_cq_ex) {
     entry!(value(()), end_poll(cq) {
-        // SAFETY: C's CQ pointer, inside a start_poll..end_poll span.
-        let Some(st) = (unsafe { held(cq) }) else {
+        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return;
         };
-        // SAFETY: the poller holds the lock since start_poll.
-        let inner = unsafe { st.lock.raw_data() };
-        let next = inner.queue.next_index(inner.cur);
+        let lock = &c.st.lock;
+        // SAFETY: one reference for this call.
+        let Some(inner) = (unsafe { lock.batch() }) else {
+            return;
+        };
+        let next = match inner.shown {
+            true => inner.queue.next_index(inner.cur),
+            false => inner.cur,
+        };
         let _ = inner.queue.publish_consumer(next);
-        // SAFETY: held since start_poll; `inner` is not used again.
-        unsafe { st.lock.unlock_raw() };
+        inner.shown = false;
+        // SAFETY: `inner` is not used again.
+        unsafe { lock.end() };
     })
 }
 
-/// Reads a field of the current completion (0 outside a poll span).
-///
-/// # Safety
-/// `cq` is NULL or C's pointer to one of our CQs.
-unsafe fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
-    // SAFETY: per the contract.
-    let st = unsafe { held(cq) }?;
-    // SAFETY: the poller holds the lock since start_poll; shared use only.
-    let inner = unsafe { st.lock.raw_data() };
+/// Reads a field of the batch's current completion (0 outside the calling
+/// thread's batch).
+fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    let c = cq::pin(cq.cast::<ibv_cq>())?;
+    // SAFETY: one reference for this call.
+    let inner = unsafe { c.st.lock.batch() }?;
+    if !inner.shown {
+        return None;
+    }
     inner.queue.slot(inner.cur).map(f)
 }
 
 macro_rules! reader {
     ($name:ident -> $t:ty = $field:ident as $conv:expr) => {
         pub unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
-            // SAFETY: C's CQ pointer (see `read`).
-            let r = unsafe { read(cq, |s| $conv(s, offset_of!(Cqe, $field))) };
-            r.unwrap_or_default()
+            read(cq, |s| $conv(s, offset_of!(Cqe, $field))).unwrap_or_default()
         }
     };
 }
@@ -215,7 +212,6 @@ reader!(read_sl -> u8 = sl as r8);
 reader!(read_dlid_path_bits -> u8 = dlid_path_bits as r8);
 
 pub unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
-    // SAFETY: C's CQ pointer (see `read`).
-    let r = unsafe { read(cq, |s| u32_at(s, offset_of!(Cqe, opcode))) };
+    let r = read(cq, |s| u32_at(s, offset_of!(Cqe, opcode)));
     ibv_wc_opcode(r.unwrap_or(0))
 }

@@ -4,34 +4,23 @@
 //! queue's spin lock; sends are followed by the doorbell (an empty POST_SEND).
 //!
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
-//! are reached from their C pointers with one magic check
-//! (`Qp::from_c`), tracing costs one relaxed load (`entry!`).
+//! are reached from their C pointers with one slab check (`qp::pin`: an
+//! address check, then the slot's tag, see `crate::object::slab`), held for
+//! the call; tracing costs one relaxed load (`entry!`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
 
-use super::ah::rxe_ah;
 use super::qp::{self, QpState, SqInner};
 use super::queue::Batch;
 use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
 use crate::abi::*;
-use crate::context::{Ah, Mr, Mw, Qp, Srq};
+use crate::context::generic::{mr, mw};
 use crate::entry::{Errno, Result};
-use crate::object::CObject;
 
 /// rxe's largest SGE count (`RXE_MAX_SGE`); inline gather lists longer than
 /// this are refused (they exceed any QP's `max_send_sge` anyway).
 const MAX_INLINE_SGE: usize = 32;
-
-/// The QP behind a C pointer and its rxe state.
-///
-/// # Safety
-/// `p` is NULL or what C holds as a QP (see `Qp::from_c`).
-unsafe fn qp_of<'a>(p: *const ibv_qp) -> Result<(&'a Qp, &'a QpState)> {
-    // SAFETY: per this function's contract.
-    let q = unsafe { Qp::from_c(p) }.ok_or(Errno::EINVAL)?;
-    Ok((q, qp::state(q)?))
-}
 
 /// The caller's gather list as our `Sge`s (same layout as `ibv_sge`).
 ///
@@ -107,24 +96,18 @@ fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
 /// The `wr.mw` of a bind: the MW's current rkey, the MR's lkey (0 for an
 /// unbind without MR, where rdma-core would crash).
 pub(super) fn bind_wqe(mw: *mut ibv_mw, rkey: u32, info: &ibv_mw_bind_info) -> Result<wqe::Mw> {
-    // SAFETY: C's MW and MR pointers of a bind request (verbs contract);
-    // `from_c` rejects NULL and foreign ones.
-    let mw = unsafe { Mw::from_c(mw) }.ok_or(Errno::EINVAL)?;
+    // C's MW and MR pointers of a bind request: `pin` rejects NULL,
+    // foreign and destroyed ones.
+    let mw = mw::pin(mw).ok_or(Errno::EINVAL)?;
     let mr_lkey = match info.mr.is_null() {
         true => 0,
-        // SAFETY: as above.
-        false => {
-            unsafe { Mr::from_c(info.mr) }
-                .ok_or(Errno::EINVAL)?
-                .c_get()
-                .lkey
-        }
+        false => mr::pin(info.mr).ok_or(Errno::EINVAL)?.lkey(),
     };
     Ok(wqe::Mw {
         addr: info.addr,
         length: info.length,
         mr_lkey,
-        mw_rkey: mw.c_get().rkey,
+        mw_rkey: mw.rkey(),
         rkey,
         access: info.mw_access_flags,
     })
@@ -161,14 +144,13 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
         (ibv_qp_type::IBV_QPT_UD, SendOp::Send | SendOp::SendWithImm { .. }) => {
             // SAFETY: the UD member is the one a UD send uses.
             let ud = unsafe { wr.wr.ud };
-            // SAFETY: C's AH pointer (verbs contract); NULL/foreign → None.
-            let ah = unsafe { Ah::from_c(ud.ah) }.ok_or(Errno::EINVAL)?;
-            let r = rxe_ah(ah).ok_or(Errno::EINVAL)?;
-            Some((ud, r))
+            // C's AH pointer: NULL, foreign or destroyed → EINVAL.
+            let ah = super::ah::pin(ud.ah).ok_or(Errno::EINVAL)?;
+            Some((ud, ah))
         }
         _ => None,
     };
-    let ud = ud_ah.map(|(ud, r)| UdDest {
+    let ud = ud_ah.as_ref().map(|(ud, r)| UdDest {
         remote_qpn: ud.remote_qpn,
         remote_qkey: ud.remote_qkey,
         ah_num: r.ah_num,
@@ -220,16 +202,19 @@ unsafe fn post_send_list(
     }
     // SAFETY: the caller's out pointer, checked non-NULL.
     unsafe { *bad = std::ptr::null_mut() };
-    // SAFETY: C's QP pointer, already dereferenced by the inline caller.
-    let Ok((q, st)) = (unsafe { qp_of(ibqp) }) else {
+    let Some(q) = qp::pin(ibqp) else {
         return libc::EINVAL;
     };
+    let st = &q.st;
     if wr.is_null() {
         return libc::EINVAL;
     }
     let mut rc = 0;
     {
-        let mut g = st.sq.lock.lock();
+        // A QP destroyed meanwhile: EINVAL rather than wait for its lock.
+        let Some(mut g) = st.sq.lock.lock_while(|| q.alive()) else {
+            return libc::EINVAL;
+        };
         let SqInner { queue, ssn, .. } = &mut *g;
         let mut batch = queue.batch();
         while !wr.is_null() {
@@ -245,7 +230,7 @@ unsafe fn post_send_list(
             wr = w.next;
         }
     }
-    match q.ctx.uverbs.post_send_doorbell(st.handle) {
+    match st.ctx.uverbs.post_send_doorbell(st.handle) {
         Err(e) => e.0,
         Ok(()) => rc,
     }
@@ -271,10 +256,14 @@ pub unsafe extern "C" fn post_send(
 unsafe fn post_recv_list(
     queue: &super::lock::SpinLock<super::queue::ProducerQueue>,
     max_sge: u32,
+    alive: impl Fn() -> bool,
     mut wr: *mut ibv_recv_wr,
     bad: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    let mut q = queue.lock();
+    // An object destroyed meanwhile: EINVAL rather than wait for its lock.
+    let Some(mut q) = queue.lock_while(alive) else {
+        return libc::EINVAL;
+    };
     let mut q = q.batch();
     while !wr.is_null() {
         // SAFETY: a WR of the caller's list (verbs contract).
@@ -311,24 +300,22 @@ pub unsafe extern "C" fn post_recv(
         }
         // SAFETY: the caller's out pointer, checked non-NULL.
         unsafe { *bad_wr = std::ptr::null_mut() };
-        // SAFETY: C's QP pointer, already dereferenced by the inline caller.
-        let Ok((q, st)) = (unsafe { qp_of(qp) }) else {
+        let Some(q) = qp::pin(qp) else {
             return libc::EINVAL;
         };
-        let Some(rq) = &st.rq else {
+        let Some(rq) = &q.st.rq else {
             return libc::EINVAL;
         };
         if wr.is_null() {
             return libc::EINVAL;
         }
         // The state the core keeps in the C struct (C10-97.2.1: no receives
-        // in RESET). SAFETY: a read of a plain field inside our object.
-        let state = unsafe { (*q.c_ptr()).state };
-        if state == ibv_qp_state::IBV_QPS_RESET {
+        // in RESET).
+        if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
             return libc::EINVAL;
         }
         // SAFETY: the caller's list; bad_wr checked.
-        unsafe { post_recv_list(&rq.queue, rq.max_sge, wr, bad_wr) }
+        unsafe { post_recv_list(&rq.queue, rq.max_sge, || q.alive(), wr, bad_wr) }
     })
 }
 
@@ -341,15 +328,11 @@ pub unsafe extern "C" fn post_srq_recv(
         if bad_wr.is_null() {
             return libc::EINVAL;
         }
-        // SAFETY: C's SRQ pointer, already dereferenced by the inline caller.
-        let Some(s) = (unsafe { Srq::from_c(srq) }) else {
-            return libc::EINVAL;
-        };
-        let Ok(st) = super::srq::state(s) else {
+        let Some(s) = super::srq::pin(srq) else {
             return libc::EINVAL;
         };
         // SAFETY: the caller's list; bad_wr checked.
-        unsafe { post_recv_list(&st.queue, st.max_sge, wr, bad_wr) }
+        unsafe { post_recv_list(&s.st.queue, s.st.max_sge, || s.alive(), wr, bad_wr) }
     })
 }
 
@@ -371,9 +354,9 @@ pub unsafe extern "C" fn bind_mw(
         if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {
             return Err(Errno::EINVAL);
         }
-        // SAFETY: C's MW pointer; NULL/foreign → EINVAL.
-        let m = unsafe { Mw::from_c(mw) }.ok_or(Errno::EINVAL)?;
-        let rkey = next_rkey(m.c_get().rkey);
+        // C's MW pointer; NULL, foreign or destroyed → EINVAL.
+        let m = mw::pin(mw).ok_or(Errno::EINVAL)?;
+        let rkey = next_rkey(m.rkey());
         // SAFETY: plain C data; all-zero is valid.
         let mut wr: ibv_send_wr = unsafe { std::mem::zeroed() };
         wr.opcode = ibv_wr_opcode::IBV_WR_BIND_MW;
@@ -384,7 +367,7 @@ pub unsafe extern "C" fn bind_mw(
         // SAFETY: our own single WR; C's QP pointer.
         match unsafe { post_send_list(qp, &mut wr, &mut bad) } {
             0 => {
-                m.c_update(|c| c.rkey = rkey);
+                m.set_rkey(rkey);
                 Ok(())
             }
             e => Err(Errno(e)),

@@ -5,19 +5,22 @@
 //! (the `ibv_wr_*` ops of an `ibv_qp_ex`).
 #![allow(unsafe_code)]
 
+use std::cell::UnsafeCell;
 use std::ffi::c_int;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
-use crate::context::{Context, Cq, EventCounts, Pd, Qp, Srq};
+use crate::context::generic::qp_attr;
+use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
+use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
-use crate::uverbs::qp::{CreateQp, ModifyQp, QpDest, QueryQpResp};
+use crate::uverbs::qp::{CreateQp, QueryQpResp};
 use crate::uverbs::rxe;
 
 const RXE_QP_COMP_MASK_SUP: u32 =
@@ -42,10 +45,37 @@ const UC_OPS: u64 = (IBV_QP_EX_WITH_RDMA_WRITE
     | IBV_QP_EX_WITH_SEND_WITH_INV) as u64;
 const UD_OPS: u64 = (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM) as u64;
 
-/// The provider half of a QP, set once the kernel has created it.
-#[derive(Default)]
+/// An rxe QP: the C struct C holds (`ibv_qp` at the head of an `ibv_qp_ex`),
+/// then the provider's state, in one slab slot (rdma-core's `struct rxe_qp`).
+#[repr(C)]
 pub struct RxeQp {
-    st: OnceLock<QpState>,
+    /// Written by the core (`state`, event counters) while C reads it.
+    pub c: UnsafeCell<ibv_qp_ex>,
+    pub st: QpState,
+}
+
+// SAFETY: the C struct is plain data written under the rules above; the
+// state is Sync on its own.
+unsafe impl Sync for RxeQp {}
+// SAFETY: as above.
+unsafe impl Send for RxeQp {}
+
+static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"));
+
+/// The data path's check of C's QP pointer (see `crate::object::slab`).
+#[inline]
+pub fn pin(p: *const ibv_qp) -> Option<Pinned<RxeQp>> {
+    QPS.pin(p.cast())
+}
+
+impl RxeQp {
+    /// `qp->state` as the core keeps it in the C struct.
+    #[inline]
+    pub fn c_state(&self) -> ibv_qp_state {
+        // SAFETY: a read of a plain field of our C struct (C10-97.2.1 check);
+        // the core's writes race with it as in rdma-core.
+        unsafe { (*self.c.get()).qp_base.state }
+    }
 }
 
 /// The send queue's state under its lock.
@@ -74,6 +104,8 @@ pub struct Rq {
 }
 
 pub struct QpState {
+    /// The context (the doorbell's command fd).
+    pub ctx: Arc<Context>,
     pub handle: u32,
     pub qp_type: ibv_qp_type,
     pub sq: Sq,
@@ -84,18 +116,22 @@ pub struct QpState {
     /// What the QP uses, kept alive with it (the kernel refuses to destroy
     /// them meanwhile anyway).
     #[allow(dead_code)]
-    pub send_cq: Arc<Cq>,
+    pub send_cq: Arc<Obj>,
     #[allow(dead_code)]
-    pub recv_cq: Arc<Cq>,
+    pub recv_cq: Arc<Obj>,
     #[allow(dead_code)]
-    pub srq: Option<Arc<Srq>>,
+    pub srq: Option<Arc<Obj>>,
 }
 
-pub fn state(qp: &Qp) -> Result<&QpState> {
-    qp.hw
-        .downcast_ref::<RxeQp>()
-        .and_then(|h| h.st.get())
-        .ok_or(Errno::EINVAL)
+/// The rxe object of a QP of ours (control path: the record keeps it).
+pub fn of(qp: &Obj) -> Result<&RxeQp> {
+    // SAFETY: a registered record keeps its object unreleased while `qp` is
+    // borrowed; only QPS fills QPS's slots.
+    unsafe { QPS.get(qp.addr().as_ptr()) }.ok_or(Errno::EINVAL)
+}
+
+pub fn state(qp: &Obj) -> Result<&QpState> {
+    of(qp).map(|q| &q.st)
 }
 
 /// rxe's own checks of an `ibv_create_qp_ex` request: EOPNOTSUPP for what it
@@ -116,8 +152,9 @@ fn check_ex(a: &ibv_qp_init_attr_ex) -> Result<()> {
     Ok(())
 }
 
-/// `ibv_create_qp`.
-pub fn create(pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+/// `ibv_create_qp`: the same path as `ibv_create_qp_ex` with just a PD, the
+/// PD already looked up by the caller; capacities are written back.
+pub fn create(pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
     // SAFETY: plain C data; all-zero is valid.
     let mut ex: ibv_qp_init_attr_ex = unsafe { std::mem::zeroed() };
     ex.qp_context = attr.qp_context;
@@ -128,27 +165,38 @@ pub fn create(pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
     ex.qp_type = attr.qp_type;
     ex.sq_sig_all = attr.sq_sig_all;
     ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-    ex.pd = pd.c_ptr();
-    let qp = create_common(&pd.ctx, &mut ex, false)?;
+    ex.pd = pd.c::<ibv_pd>();
+    let qp = create_common(&pd.ctx, pd, &mut ex, false)?;
     attr.cap = ex.cap;
     Ok(qp)
 }
 
 /// The `create_qp_ex` slot.
-pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
     check_ex(attr)?;
-    create_common(ctx, attr, true)
+    if attr.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let pd: Arc<Obj> = object::get(attr.pd)?;
+    create_common(ctx, &pd, attr, true)
 }
 
-fn same_ctx(ctx: &Arc<Context>, other: &Arc<Context>) -> Result<()> {
-    if Arc::ptr_eq(ctx, other) {
-        Ok(())
+/// A CQ or SRQ named in the attributes: live, of kind `C`, in `ctx`.
+fn same_ctx<C: object::KindOf>(ctx: &Arc<Context>, p: *const C) -> Result<Arc<Obj>> {
+    let o: Arc<Obj> = object::get(p)?;
+    if Arc::ptr_eq(ctx, &o.ctx) {
+        Ok(o)
     } else {
         Err(Errno::EINVAL)
     }
 }
 
-fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> Result<Arc<Qp>> {
+fn create_common(
+    ctx: &Arc<Context>,
+    pd: &Obj,
+    a: &mut ibv_qp_init_attr_ex,
+    ex: bool,
+) -> Result<New> {
     match a.qp_type {
         ibv_qp_type::IBV_QPT_RC
         | ibv_qp_type::IBV_QPT_UC
@@ -159,49 +207,35 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         // XRC_RECV needs an XRC domain, which rxe never accepts (check_ex).
         _ => return Err(Errno::EINVAL),
     }
-    if a.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
+    if !Arc::ptr_eq(ctx, &pd.ctx) {
         return Err(Errno::EINVAL);
     }
-    let pd = object::lookup::<Pd>(a.pd)?;
-    same_ctx(ctx, &pd.ctx)?;
     // rdma-core reads both CQs (it crashes on NULL); we check them.
-    let send_cq = object::lookup::<Cq>(a.send_cq)?;
-    same_ctx(ctx, &send_cq.ctx)?;
+    let send_cq = same_ctx(ctx, a.send_cq)?;
     let xrc_send = a.qp_type == ibv_qp_type::IBV_QPT_XRC_SEND;
     let recv_cq = if xrc_send && a.recv_cq.is_null() {
         send_cq.clone()
     } else {
-        object::lookup::<Cq>(a.recv_cq)?
+        same_ctx(ctx, a.recv_cq)?
     };
-    same_ctx(ctx, &recv_cq.ctx)?;
     let srq = match a.srq.is_null() {
         true => None,
-        false => Some(object::lookup::<Srq>(a.srq)?),
+        false => Some(same_ctx(ctx, a.srq)?),
     };
-    if let Some(s) = &srq {
-        same_ctx(ctx, &s.ctx)?;
-    }
     if xrc_send {
         a.cap.max_recv_wr = 0;
         a.cap.max_recv_sge = 0;
     }
 
-    // SAFETY: plain C data (pointers, integers, glibc mutex/cond whose
-    // all-zero state is their static initializer); all-zero is valid.
-    let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
-    if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
-        super::wr::set_send_ops(&mut c, a.send_ops_flags);
-    }
-    let qp = Arc::new(Qp::new(c, ctx.clone(), Box::new(RxeQp::default())));
-
-    let cq_handle = |cq: &Cq| super::cq::state(cq).map(|s| s.handle);
+    let slot = QPS.vacant();
+    let cq_handle = |cq: &Obj| super::cq::state(cq).map(|s| s.handle);
     let srq_handle = match &srq {
         Some(s) => super::srq::state(s)?.handle,
         None => 0,
     };
     let req = CreateQp {
-        user_handle: qp.c_ptr() as u64,
-        pd_handle: pd.c_get().handle,
+        user_handle: slot.addr().as_ptr() as u64,
+        pd_handle: pd.read_c(|c: &ibv_pd| c.handle),
         send_cq_handle: cq_handle(&send_cq)?,
         recv_cq_handle: if xrc_send { 0 } else { cq_handle(&recv_cq)? },
         srq_handle,
@@ -246,21 +280,26 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         max_sge: a.cap.max_send_sge,
         max_inline: a.cap.max_inline_data,
     };
-    qp.c_update(|c| {
-        let b = &mut c.qp_base;
-        b.context = ctx.c_ptr();
-        b.qp_context = a.qp_context;
-        b.pd = a.pd;
-        b.send_cq = a.send_cq;
-        b.recv_cq = a.recv_cq;
-        b.srq = a.srq;
-        b.handle = r.qp_handle;
-        b.qp_num = r.qpn;
-        b.state = ibv_qp_state::IBV_QPS_RESET;
-        b.qp_type = a.qp_type;
-        b.events_completed = 0;
-    });
+    // SAFETY: plain C data (pointers, integers, glibc mutex/cond whose
+    // all-zero state is their static initializer); all-zero is valid.
+    let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
+    if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
+        super::wr::set_send_ops(&mut c, a.send_ops_flags);
+    }
+    let b = &mut c.qp_base;
+    b.context = ctx.c_ptr();
+    b.qp_context = a.qp_context;
+    b.pd = a.pd;
+    b.send_cq = a.send_cq;
+    b.recv_cq = a.recv_cq;
+    b.srq = a.srq;
+    b.handle = r.qp_handle;
+    b.qp_num = r.qpn;
+    b.state = ibv_qp_state::IBV_QPS_RESET;
+    b.qp_type = a.qp_type;
+    b.events_completed = 0;
     let st = QpState {
+        ctx: ctx.clone(),
         handle: r.qp_handle,
         qp_type: a.qp_type,
         sq,
@@ -268,196 +307,51 @@ fn create_common(ctx: &Arc<Context>, a: &mut ibv_qp_init_attr_ex, ex: bool) -> R
         ex,
         send_cq,
         recv_cq,
-        srq: srq.clone(),
+        srq,
     };
-    let hw = qp.hw.downcast_ref::<RxeQp>().ok_or(Errno::EINVAL)?;
-    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
-    Ok(qp)
+    Ok(slot.fill(RxeQp {
+        c: UnsafeCell::new(c),
+        st,
+    }))
 }
 
 fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> {
     ProducerQueue::new(Mmap::map(ctx.uverbs.fd(), mi)?, elem)
 }
 
-fn dest(ah: &ibv_ah_attr) -> QpDest {
-    QpDest {
-        // SAFETY: every bit pattern of the union is a valid byte array.
-        dgid: unsafe { ah.grh.dgid.raw },
-        flow_label: ah.grh.flow_label,
-        dlid: ah.dlid,
-        reserved: 0,
-        sgid_index: ah.grh.sgid_index,
-        hop_limit: ah.grh.hop_limit,
-        traffic_class: ah.grh.traffic_class,
-        sl: ah.sl,
-        src_path_bits: ah.src_path_bits,
-        static_rate: ah.static_rate,
-        is_global: ah.is_global,
-        port_num: ah.port_num,
-    }
-}
-
-fn ah_from(d: &QpDest) -> ibv_ah_attr {
-    ibv_ah_attr {
-        grh: ibv_global_route {
-            dgid: ibv_gid { raw: d.dgid },
-            flow_label: d.flow_label,
-            sgid_index: d.sgid_index,
-            hop_limit: d.hop_limit,
-            traffic_class: d.traffic_class,
-        },
-        dlid: d.dlid,
-        sl: d.sl,
-        src_path_bits: d.src_path_bits,
-        static_rate: d.static_rate,
-        is_global: d.is_global,
-        port_num: d.port_num,
-    }
-}
-
-/// Masks from IBV_QP_RATE_LIMIT on need the extended command, which rxe's
-/// modify and query do not use.
-fn legacy_mask(mask: c_int) -> Result<u32> {
-    let mask = mask as u32;
-    if mask & !(IBV_QP_RATE_LIMIT - 1) != 0 {
-        return Err(Errno::EOPNOTSUPP);
-    }
-    Ok(mask)
-}
-
-pub fn modify(qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
-    let m = legacy_mask(mask)?;
-    let st = state(qp)?;
-    let has = |bit: u32| m & bit != 0;
-    let mut k = ModifyQp {
-        qp_handle: st.handle,
-        attr_mask: m,
-        ..Default::default()
-    };
-    if has(IBV_QP_STATE) {
-        k.qp_state = attr.qp_state.0 as u8;
-    }
-    if has(IBV_QP_CUR_STATE) {
-        k.cur_qp_state = attr.cur_qp_state.0 as u8;
-    }
-    if has(IBV_QP_EN_SQD_ASYNC_NOTIFY) {
-        k.en_sqd_async_notify = attr.en_sqd_async_notify;
-    }
-    if has(IBV_QP_ACCESS_FLAGS) {
-        k.qp_access_flags = attr.qp_access_flags;
-    }
-    if has(IBV_QP_PKEY_INDEX) {
-        k.pkey_index = attr.pkey_index;
-    }
-    if has(IBV_QP_PORT) {
-        k.port_num = attr.port_num;
-    }
-    if has(IBV_QP_QKEY) {
-        k.qkey = attr.qkey;
-    }
-    if has(IBV_QP_AV) {
-        k.dest = dest(&attr.ah_attr);
-    }
-    if has(IBV_QP_PATH_MTU) {
-        k.path_mtu = attr.path_mtu.0 as u8;
-    }
-    if has(IBV_QP_TIMEOUT) {
-        k.timeout = attr.timeout;
-    }
-    if has(IBV_QP_RETRY_CNT) {
-        k.retry_cnt = attr.retry_cnt;
-    }
-    if has(IBV_QP_RNR_RETRY) {
-        k.rnr_retry = attr.rnr_retry;
-    }
-    if has(IBV_QP_RQ_PSN) {
-        k.rq_psn = attr.rq_psn;
-    }
-    if has(IBV_QP_MAX_QP_RD_ATOMIC) {
-        k.max_rd_atomic = attr.max_rd_atomic;
-    }
-    if has(IBV_QP_ALT_PATH) {
-        k.alt_pkey_index = attr.alt_pkey_index;
-        k.alt_port_num = attr.alt_port_num;
-        k.alt_timeout = attr.alt_timeout;
-        k.alt_dest = dest(&attr.alt_ah_attr);
-    }
-    if has(IBV_QP_MIN_RNR_TIMER) {
-        k.min_rnr_timer = attr.min_rnr_timer;
-    }
-    if has(IBV_QP_SQ_PSN) {
-        k.sq_psn = attr.sq_psn;
-    }
-    if has(IBV_QP_MAX_DEST_RD_ATOMIC) {
-        k.max_dest_rd_atomic = attr.max_dest_rd_atomic;
-    }
-    if has(IBV_QP_PATH_MIG_STATE) {
-        k.path_mig_state = attr.path_mig_state.0 as u8;
-    }
-    if has(IBV_QP_DEST_QPN) {
-        k.dest_qp_num = attr.dest_qp_num;
-    }
+pub fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+    let k = qp_attr::modify_req(state(qp)?.handle, attr, mask)?;
     qp.ctx.uverbs.modify_qp(&k, &[])
 }
 
 /// Fills exactly the fields rdma-core's query fills; the rest of `attr` is
 /// left as the caller had it.
 pub fn query(
-    qp: &Qp,
+    qp: &Obj,
     attr: &mut ibv_qp_attr,
     mask: c_int,
     init: &mut ibv_qp_init_attr,
 ) -> Result<()> {
-    let m = legacy_mask(mask)?;
+    let m = qp_attr::legacy_mask(mask)?;
     let st = state(qp)?;
     let r: QueryQpResp = qp.ctx.uverbs.query_qp(st.handle, m, &[], &mut [])?;
-    attr.qkey = r.qkey;
-    attr.rq_psn = r.rq_psn;
-    attr.sq_psn = r.sq_psn;
-    attr.dest_qp_num = r.dest_qp_num;
-    attr.qp_access_flags = r.qp_access_flags;
-    attr.pkey_index = r.pkey_index;
-    attr.alt_pkey_index = r.alt_pkey_index;
-    attr.qp_state = ibv_qp_state(r.qp_state.into());
-    attr.cur_qp_state = ibv_qp_state(r.cur_qp_state.into());
-    attr.path_mtu = ibv_mtu(r.path_mtu.into());
-    attr.path_mig_state = ibv_mig_state(r.path_mig_state.into());
-    attr.sq_draining = r.sq_draining;
-    attr.max_rd_atomic = r.max_rd_atomic;
-    attr.max_dest_rd_atomic = r.max_dest_rd_atomic;
-    attr.min_rnr_timer = r.min_rnr_timer;
-    attr.port_num = r.port_num;
-    attr.timeout = r.timeout;
-    attr.retry_cnt = r.retry_cnt;
-    attr.rnr_retry = r.rnr_retry;
-    attr.alt_port_num = r.alt_port_num;
-    attr.alt_timeout = r.alt_timeout;
-    let cap = ibv_qp_cap {
-        max_send_wr: r.max_send_wr,
-        max_recv_wr: r.max_recv_wr,
-        max_send_sge: r.max_send_sge,
-        max_recv_sge: r.max_recv_sge,
-        max_inline_data: r.max_inline_data,
-    };
-    attr.cap = cap;
-    attr.ah_attr = ah_from(&r.dest);
-    attr.alt_ah_attr = ah_from(&r.alt_dest);
-    let c = qp.c_get().qp_base;
+    let (cap, sq_sig_all) = qp_attr::query_into(&r, attr);
+    let c = qp.read_c(|c: &ibv_qp| *c);
     init.qp_context = c.qp_context;
     init.send_cq = c.send_cq;
     init.recv_cq = c.recv_cq;
     init.srq = c.srq;
     init.qp_type = c.qp_type;
     init.cap = cap;
-    init.sq_sig_all = r.sq_sig_all.into();
+    init.sq_sig_all = sq_sig_all;
     Ok(())
 }
 
-pub fn destroy(qp: &Qp) -> Result<EventCounts> {
+pub fn destroy(qp: &Obj) -> Result<EventCounts> {
     let n = qp.ctx.uverbs.destroy_qp(state(qp)?.handle)?;
     Ok(EventCounts { comp: 0, async_: n })
 }
 
-pub fn qp_ex(qp: &Qp) -> Option<*mut ibv_qp_ex> {
-    state(qp).ok().filter(|s| s.ex).map(|_| qp.c_full())
+pub fn qp_ex(qp: &Obj) -> Option<*mut ibv_qp_ex> {
+    state(qp).ok().filter(|s| s.ex).map(|_| qp.c::<ibv_qp_ex>())
 }

@@ -2,24 +2,43 @@
 //! (`post_srq_recv` is in `post.rs`), remapped on resize.
 #![allow(unsafe_code)]
 
-use std::ffi::c_int;
-use std::sync::{Arc, OnceLock};
+use std::cell::UnsafeCell;
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::RECV_WQE_SIZE;
 use crate::abi::*;
-use crate::context::{Context, EventCounts, Pd, Srq};
+use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
+use crate::object::slab::{Pinned, Slab, Vacant, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
 use crate::uverbs::rxe::{self, MmapInfo};
 use crate::uverbs::srq::{CreateSrq, CreateXsrq, ModifySrq};
 
-#[derive(Default)]
+/// An rxe SRQ: the C struct, then the provider's state, in one slab slot.
+#[repr(C)]
 pub struct RxeSrq {
-    st: OnceLock<SrqState>,
+    /// Written by the core (event counter) while C reads it.
+    pub c: UnsafeCell<ibv_srq>,
+    pub st: SrqState,
+}
+
+// SAFETY: the C struct is plain data written under the rules above; the
+// state is Sync on its own.
+unsafe impl Sync for RxeSrq {}
+// SAFETY: as above.
+unsafe impl Send for RxeSrq {}
+
+static SRQS: Slab<RxeSrq> = Slab::new(tag_of("RxeSrq"));
+
+/// The data path's check of C's SRQ pointer (see `crate::object::slab`).
+#[inline]
+pub fn pin(p: *const ibv_srq) -> Option<Pinned<RxeSrq>> {
+    SRQS.pin(p.cast())
 }
 
 pub struct SrqState {
@@ -31,47 +50,59 @@ pub struct SrqState {
     pub max_sge: u32,
 }
 
-pub fn state(srq: &Srq) -> Result<&SrqState> {
-    srq.hw
-        .downcast_ref::<RxeSrq>()
-        .and_then(|h| h.st.get())
+/// The rxe state of an SRQ of ours (control path: the record keeps it).
+pub fn state(srq: &Obj) -> Result<&SrqState> {
+    // SAFETY: a registered record keeps its object unreleased while `srq`
+    // is borrowed; only SRQS fills SRQS's slots.
+    unsafe { SRQS.get(srq.addr().as_ptr()) }
+        .map(|s| &s.st)
         .ok_or(Errno::EINVAL)
 }
 
-fn new_srq(ctx: &Arc<Context>, pd: *mut ibv_pd, srq_context: *mut std::ffi::c_void) -> Arc<Srq> {
-    // SAFETY: plain C data; all-zero is valid (mutex/cond initializers).
-    let mut c: ibv_srq = unsafe { std::mem::zeroed() };
-    c.context = ctx.c_ptr();
-    c.pd = pd;
-    c.srq_context = srq_context;
-    Arc::new(Srq::new(c, ctx.clone(), Box::new(RxeSrq::default())))
+/// The C fields rdma-core's core sets on a new SRQ.
+struct Head {
+    pd: *mut ibv_pd,
+    srq_context: *mut c_void,
 }
 
-fn finish(srq: Arc<Srq>, handle: u32, drv: &rxe::CreateSrqResp, max_sge: u32) -> Result<Arc<Srq>> {
-    let uv = &srq.ctx.uverbs;
+fn finish(
+    ctx: &Arc<Context>,
+    slot: Vacant<RxeSrq>,
+    head: Head,
+    handle: u32,
+    drv: &rxe::CreateSrqResp,
+    max_sge: u32,
+) -> Result<New> {
+    let uv = &ctx.uverbs;
     let queue = Mmap::map(uv.fd(), &drv.mi)
         .and_then(|m| ProducerQueue::new(m, RECV_WQE_SIZE))
         .inspect_err(|_| {
             let _ = uv.destroy_srq(handle);
         })?;
-    srq.c_update(|c| c.handle = handle);
+    // SAFETY: plain C data; all-zero is valid (mutex/cond initializers).
+    let mut c: ibv_srq = unsafe { std::mem::zeroed() };
+    c.context = ctx.c_ptr();
+    c.pd = head.pd;
+    c.srq_context = head.srq_context;
+    c.handle = handle;
     let st = SrqState {
         handle,
         srq_num: drv.srq_num,
         queue: SpinLock::new(queue),
         max_sge,
     };
-    let hw = srq.hw.downcast_ref::<RxeSrq>().ok_or(Errno::EINVAL)?;
-    hw.st.set(st).map_err(|_| Errno::EINVAL)?;
-    Ok(srq)
+    Ok(slot.fill(RxeSrq {
+        c: UnsafeCell::new(c),
+        st,
+    }))
 }
 
 /// `ibv_create_srq`: max_wr and max_sge are written back.
-pub fn create(pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
-    let srq = new_srq(&pd.ctx, pd.c_ptr(), attr.srq_context);
+pub fn create(pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
+    let slot = SRQS.vacant();
     let req = CreateSrq {
-        user_handle: srq.c_ptr() as u64,
-        pd_handle: pd.c_get().handle,
+        user_handle: slot.addr().as_ptr() as u64,
+        pd_handle: pd.read_c(|c: &ibv_pd| c.handle),
         max_wr: attr.attr.max_wr,
         max_sge: attr.attr.max_sge,
         srq_limit: attr.attr.srq_limit,
@@ -81,12 +112,16 @@ pub fn create(pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
     let r = pd.ctx.uverbs.create_srq(&req, &[], drv.as_bytes_mut())?;
     attr.attr.max_wr = r.max_wr;
     attr.attr.max_sge = r.max_sge;
-    finish(srq, r.srq_handle, &drv, attr.attr.max_sge)
+    let head = Head {
+        pd: pd.c::<ibv_pd>(),
+        srq_context: attr.srq_context,
+    };
+    finish(&pd.ctx, slot, head, r.srq_handle, &drv, attr.attr.max_sge)
 }
 
 /// The `create_srq_ex` slot. As in rdma-core, an SRQ made here has no
 /// `pd` or `srq_context` in its C struct.
-pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<Arc<Srq>> {
+pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
     if attr.comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -98,19 +133,20 @@ pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<
         true => attr.srq_type,
         false => ibv_srq_type::IBV_SRQT_BASIC,
     };
-    let pd = object::lookup::<Pd>(attr.pd)?;
+    let pd: Arc<Obj> = object::get(attr.pd)?;
     if !Arc::ptr_eq(ctx, &pd.ctx) {
         return Err(Errno::EINVAL);
     }
-    let srq = new_srq(ctx, std::ptr::null_mut(), std::ptr::null_mut());
-    let user_handle = srq.c_ptr() as u64;
+    let slot = SRQS.vacant();
+    let user_handle = slot.addr().as_ptr() as u64;
+    let pd_handle = pd.read_c(|c: &ibv_pd| c.handle);
     let mut drv = rxe::CreateSrqResp::default();
     let uv = &ctx.uverbs;
     let r = match srq_type {
         ibv_srq_type::IBV_SRQT_BASIC => {
             let req = CreateSrq {
                 user_handle,
-                pd_handle: pd.c_get().handle,
+                pd_handle,
                 max_wr: attr.attr.max_wr,
                 max_sge: attr.attr.max_sge,
                 srq_limit: attr.attr.srq_limit,
@@ -125,11 +161,11 @@ pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<
             {
                 return Err(Errno::EINVAL);
             }
-            let cq = object::lookup::<crate::context::Cq>(attr.cq)?;
+            let cq: Arc<Obj> = object::get(attr.cq)?;
             let req = CreateXsrq {
                 user_handle,
                 srq_type: srq_type.0,
-                pd_handle: pd.c_get().handle,
+                pd_handle,
                 max_wr: attr.attr.max_wr,
                 max_sge: attr.attr.max_sge,
                 srq_limit: attr.attr.srq_limit,
@@ -144,10 +180,14 @@ pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<
     };
     attr.attr.max_wr = r.max_wr;
     attr.attr.max_sge = r.max_sge;
-    finish(srq, r.srq_handle, &drv, attr.attr.max_sge)
+    let head = Head {
+        pd: std::ptr::null_mut(),
+        srq_context: std::ptr::null_mut(),
+    };
+    finish(ctx, slot, head, r.srq_handle, &drv, attr.attr.max_sge)
 }
 
-pub fn modify(srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+pub fn modify(srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
     let st = state(srq)?;
     let resize = mask as u32 & IBV_SRQ_MAX_WR != 0;
     // Posting waits while the ring may move.
@@ -173,7 +213,7 @@ pub fn modify(srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
     Ok(())
 }
 
-pub fn query(srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+pub fn query(srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
     let r = srq.ctx.uverbs.query_srq(state(srq)?.handle, &[], &mut [])?;
     attr.max_wr = r.max_wr;
     attr.max_sge = r.max_sge;
@@ -181,7 +221,7 @@ pub fn query(srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
     Ok(())
 }
 
-pub fn destroy(srq: &Srq) -> Result<EventCounts> {
+pub fn destroy(srq: &Obj) -> Result<EventCounts> {
     let n = srq.ctx.uverbs.destroy_srq(state(srq)?.handle)?;
     Ok(EventCounts { comp: 0, async_: n })
 }

@@ -5,6 +5,13 @@
 //! rings the doorbell (or reports the batch's first error), releasing the
 //! lock; `ibv_wr_abort` drops the batch.
 //!
+//! The batch belongs to the thread that called `ibv_wr_start`: the send
+//! queue's lock records its owner, and a builder, setter, complete or abort
+//! from any other thread (or without `ibv_wr_start`) finds no batch and does
+//! nothing (complete: EINVAL), instead of writing into another thread's
+//! batch. A QP destroyed under an open batch is found dead by the next call
+//! (its slab tag is cleared), which then does nothing either.
+//!
 //! As in rdma-core, the first error (`ENOSPC` for a full ring or too much
 //! data) makes the rest of the batch a no-op and is `ibv_wr_complete`'s
 //! result. Unlike rdma-core 44 (whose list setters miscount), the list
@@ -14,12 +21,11 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::ah::rxe_ah;
-use super::qp::{self, QpState, SqInner};
+use super::qp::{self, QpState, RxeQp, SqInner};
 use super::wqe::{self, SendOp, Sge, UdDest};
 use crate::abi::*;
-use crate::context::{Ah, Qp};
 use crate::entry::{Errno, Result};
+use crate::object::slab::Pinned;
 
 /// The ops rxe offers for `flags` (what `ibv_create_qp_ex` allowed).
 pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
@@ -67,68 +73,62 @@ pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
     c.wr_abort = Some(wr_abort);
 }
 
-/// The QP behind an `ibv_qp_ex` pointer.
-///
-/// # Safety
-/// `p` is NULL or C's pointer to one of our QPs (see `Qp::from_c`).
-unsafe fn qp_of<'a>(p: *mut ibv_qp_ex) -> Option<(&'a Qp, &'a QpState)> {
-    // SAFETY: per the contract; ibv_qp is the head of ibv_qp_ex.
-    let q = unsafe { Qp::from_c(p.cast::<ibv_qp>()) }?;
-    Some((q, qp::state(q).ok()?))
+/// The live QP behind an `ibv_qp_ex` pointer (`ibv_qp` is its head).
+#[inline]
+fn qp_of(p: *mut ibv_qp_ex) -> Option<Pinned<RxeQp>> {
+    qp::pin(p.cast::<ibv_qp>())
 }
 
-/// The batch state, if a batch is open (the SQ lock is held since
-/// `wr_start`); `None` otherwise, where rdma-core would use an unlocked
-/// queue.
-///
-/// # Safety
-/// As [`qp_of`]; the caller is the thread that called `wr_start` and drops
-/// the reference before returning to C.
-unsafe fn batch<'a>(p: *mut ibv_qp_ex) -> Option<(&'a QpState, &'a mut SqInner)> {
-    // SAFETY: per the contract.
-    let (_, st) = unsafe { qp_of(p) }?;
-    if !st.sq.lock.is_locked() {
-        return None;
-    }
-    // SAFETY: the lock is held by this batch (contract).
-    Some((st, unsafe { st.sq.lock.raw_data() }))
+/// Runs `f` on the calling thread's open batch on the QP at `p`; `None`
+/// (nothing done) for a pointer that is not a live QP of ours, or when this
+/// thread has no batch on it (no `wr_start`, or another thread's batch).
+#[inline]
+fn with_batch<R>(p: *mut ibv_qp_ex, f: impl FnOnce(&RxeQp, &mut SqInner) -> R) -> Option<R> {
+    let q = qp_of(p)?;
+    // SAFETY: the only reference to the batch's data in this C call; it
+    // ends with `f`.
+    let sq = unsafe { q.st.sq.lock.batch() }?;
+    Some(f(&q, sq))
 }
 
 unsafe extern "C" fn wr_start(p: *mut ibv_qp_ex) {
     entry!(value(()), wr_start(p) {
-        // SAFETY: C's QP pointer.
-        let Some((_, st)) = (unsafe { qp_of(p) }) else {
+        let Some(q) = qp_of(p) else {
             return;
         };
-        st.sq.lock.lock_raw();
-        // SAFETY: just taken; the reference ends here.
-        let sq = unsafe { st.sq.lock.raw_data() };
-        sq.err = 0;
-        sq.cur = sq.queue.producer_index();
+        // A second wr_start of the same thread keeps its open batch (where
+        // rdma-core would deadlock).
+        if !q.st.sq.lock.begin_while(|| q.alive()) {
+            return;
+        }
+        // SAFETY: just taken by this thread; the reference ends here.
+        if let Some(sq) = unsafe { q.st.sq.lock.batch() } {
+            sq.err = 0;
+            sq.cur = sq.queue.producer_index();
+        }
     })
 }
 
 unsafe extern "C" fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
     entry!(value(libc::EIO), wr_complete(p) {
-        // SAFETY: C's QP pointer, inside its batch.
-        let Some((q, st)) = (unsafe { qp_of(p) }) else {
+        let Some(q) = qp_of(p) else {
             return libc::EINVAL;
         };
-        if !st.sq.lock.is_locked() {
-            return libc::EINVAL;
-        }
+        let st = &q.st;
         let r = {
-            // SAFETY: the batch holds the lock; the reference ends in this block.
-            let sq = unsafe { st.sq.lock.raw_data() };
+            // SAFETY: this thread's batch; the reference ends in this block.
+            let Some(sq) = (unsafe { st.sq.lock.batch() }) else {
+                return libc::EINVAL;
+            };
             match sq.err {
                 0 => sq.queue.publish_producer(sq.cur).map_err(|e| e.0),
                 e => Err(e),
             }
         };
-        // SAFETY: the batch's lock; no reference to its data is left.
-        unsafe { st.sq.lock.unlock_raw() };
+        // SAFETY: no reference to the batch's data is left.
+        unsafe { st.sq.lock.end() };
         match r {
-            Ok(()) => match q.ctx.uverbs.post_send_doorbell(st.handle) {
+            Ok(()) => match st.ctx.uverbs.post_send_doorbell(st.handle) {
                 Ok(()) => 0,
                 Err(e) => e.0,
             },
@@ -139,12 +139,10 @@ unsafe extern "C" fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
 
 unsafe extern "C" fn wr_abort(p: *mut ibv_qp_ex) {
     entry!(value(()), wr_abort(p) {
-        // SAFETY: C's QP pointer, inside its batch.
-        if let Some((_, st)) = unsafe { qp_of(p) }
-            && st.sq.lock.is_locked()
-        {
-            // SAFETY: the batch's lock; nothing was published.
-            unsafe { st.sq.lock.unlock_raw() };
+        if let Some(q) = qp_of(p) {
+            // SAFETY: nothing of the batch is referenced; another thread's
+            // batch is left alone (`end` checks the owner).
+            unsafe { q.st.sq.lock.end() };
         }
     })
 }
@@ -152,19 +150,17 @@ unsafe extern "C" fn wr_abort(p: *mut ibv_qp_ex) {
 /// A builder: one WQE for `op` at the cursor, with the QP's `wr_id` and
 /// `wr_flags`.
 ///
-/// # Safety
-/// `p` as in [`batch`].
-unsafe fn build(p: *mut ibv_qp_ex, op: SendOp) {
-    // SAFETY: per the contract.
-    let Some((_, sq)) = (unsafe { batch(p) }) else {
-        return;
-    };
+fn build(p: *mut ibv_qp_ex, op: SendOp) {
+    with_batch(p, |q, sq| build_in(q, sq, op));
+}
+
+fn build_in(q: &RxeQp, sq: &mut SqInner, op: SendOp) {
     if sq.err != 0 {
         return;
     }
     // SAFETY: plain fields of our C struct that the caller set before this
     // call, read by value.
-    let (wr_id, flags) = unsafe { ((*p).wr_id, (*p).wr_flags) };
+    let (wr_id, flags) = unsafe { ((*q.c.get()).wr_id, (*q.c.get()).wr_flags) };
     let cur = sq.cur;
     let r = match sq.queue.slot_mut(cur) {
         Ok(slot) => wqe::write_send_header(slot, wr_id, &op, flags, sq.ssn),
@@ -180,14 +176,11 @@ unsafe fn build(p: *mut ibv_qp_ex, op: SendOp) {
 }
 
 /// A setter: amends the WQE the last builder wrote.
-///
-/// # Safety
-/// `p` as in [`batch`].
-unsafe fn amend(p: *mut ibv_qp_ex, f: impl FnOnce(&QpState, &mut [u8]) -> Result<()>) {
-    // SAFETY: per the contract.
-    let Some((st, sq)) = (unsafe { batch(p) }) else {
-        return;
-    };
+fn amend(p: *mut ibv_qp_ex, f: impl FnOnce(&QpState, &mut [u8]) -> Result<()>) {
+    with_batch(p, |q, sq| amend_in(&q.st, sq, f));
+}
+
+fn amend_in(st: &QpState, sq: &mut SqInner, f: impl FnOnce(&QpState, &mut [u8]) -> Result<()>) {
     if sq.err != 0 {
         return;
     }
@@ -207,8 +200,7 @@ macro_rules! builder {
     ($name:ident($($a:ident: $t:ty),*) => $op:expr) => {
         unsafe extern "C" fn $name(p: *mut ibv_qp_ex $(, $a: $t)*) {
             entry!(value(()), $name(p $(, $a)*) {
-                // SAFETY: C's QP pointer inside its batch.
-                unsafe { build(p, $op) }
+                build(p, $op)
             })
         }
     };
@@ -239,10 +231,8 @@ unsafe extern "C" fn wr_bind_mw(
             .ok_or(Errno::EINVAL)
             .and_then(|i| super::post::bind_wqe(mw, rkey, i));
         match op {
-            // SAFETY: C's QP pointer inside its batch.
-            Ok(m) => unsafe { build(p, SendOp::BindMw(m)) },
-            // SAFETY: as above.
-            Err(e) => unsafe { fail(p, e) },
+            Ok(m) => build(p, SendOp::BindMw(m)),
+            Err(e) => fail(p, e),
         }
     })
 }
@@ -257,8 +247,7 @@ unsafe extern "C" fn wr_atomic_write(
 ) {
     entry!(value(()), wr_atomic_write(p, rkey, remote_addr, atomic_wr) {
         if atomic_wr.is_null() {
-            // SAFETY: C's QP pointer inside its batch.
-            return unsafe { fail(p, Errno::EINVAL) };
+            return fail(p, Errno::EINVAL);
         }
         // SAFETY: the caller's 8 bytes (verbs contract).
         let data = unsafe { std::slice::from_raw_parts(atomic_wr.cast::<u8>(), 8) };
@@ -268,25 +257,21 @@ unsafe extern "C" fn wr_atomic_write(
             remote_addr,
             rkey,
         };
-        // SAFETY: as above.
-        unsafe {
-            build(p, op);
-            amend(p, |_, slot| wqe::set_atomic_write(slot, data));
-        }
+        // One pin and one batch check for both steps.
+        with_batch(p, |q, sq| {
+            build_in(q, sq, op);
+            amend_in(&q.st, sq, |_, slot| wqe::set_atomic_write(slot, data));
+        });
     })
 }
 
 /// Records `e` as the batch's error.
-///
-/// # Safety
-/// `p` as in [`batch`].
-unsafe fn fail(p: *mut ibv_qp_ex, e: Errno) {
-    // SAFETY: per the contract.
-    if let Some((_, sq)) = unsafe { batch(p) }
-        && sq.err == 0
-    {
-        sq.err = e.0;
-    }
+fn fail(p: *mut ibv_qp_ex, e: Errno) {
+    with_batch(p, |_, sq| {
+        if sq.err == 0 {
+            sq.err = e.0;
+        }
+    });
 }
 
 unsafe extern "C" fn wr_set_ud_addr(
@@ -296,21 +281,17 @@ unsafe extern "C" fn wr_set_ud_addr(
     remote_qkey: u32,
 ) {
     entry!(value(()), wr_set_ud_addr(p, ah, remote_qpn, remote_qkey) {
-        // SAFETY: C's QP pointer inside its batch; C's AH pointer
-        // (NULL/foreign → EINVAL for the batch).
-        unsafe {
-            amend(p, |_, slot| {
-                let ah = Ah::from_c(ah).ok_or(Errno::EINVAL)?;
-                let r = rxe_ah(ah).ok_or(Errno::EINVAL)?;
-                let ud = UdDest {
-                    remote_qpn,
-                    remote_qkey,
-                    ah_num: r.ah_num,
-                    av: r.av.as_ref(),
-                };
-                wqe::set_send_ud(slot, &ud)
-            })
-        }
+        // C's AH pointer: NULL, foreign or destroyed → EINVAL for the batch.
+        amend(p, |_, slot| {
+            let r = super::ah::pin(ah).ok_or(Errno::EINVAL)?;
+            let ud = UdDest {
+                remote_qpn,
+                remote_qkey,
+                ah_num: r.ah_num,
+                av: r.av.as_ref(),
+            };
+            wqe::set_send_ud(slot, &ud)
+        })
     })
 }
 
@@ -321,8 +302,7 @@ unsafe extern "C" fn wr_set_sge(p: *mut ibv_qp_ex, lkey: u32, addr: u64, length:
             return;
         }
         let s = [Sge { addr, length, lkey }];
-        // SAFETY: C's QP pointer inside its batch.
-        unsafe { amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge)) }
+        amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge))
     })
 }
 

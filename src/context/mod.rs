@@ -6,17 +6,18 @@
 #![allow(unsafe_code)]
 
 mod close;
-pub mod events;
 pub mod generic;
-mod objects;
 mod open;
 mod ops;
 
+pub use crate::object::events;
+pub use crate::object::{EventCounts, Kind, New};
 pub use close::close;
-pub use events::{EventCounts, Events};
-pub use objects::*;
 pub use open::{open, open_hosted};
 pub use ops::ContextOps;
+
+/// The registry's record of an object of a context (see `crate::object`).
+pub type Obj = crate::object::Obj<Context>;
 
 use crate::abi::{ibv_context, verbs_context};
 use crate::device::Device;

@@ -1,5 +1,18 @@
 //! What a provider does for an opened context. Every method defaults to
 //! EOPNOTSUPP, as rdma-core's dummy ops do for a verb a provider lacks.
+//!
+//! # Object shape
+//! As in rdma-core (`qp->context->ops.destroy_qp(qp)`, then the provider's
+//! `to_rqp(qp)`): the verbs layer finds an object in the registry by kind
+//! (`crate::object::get`) and calls the op of the object's context with the
+//! validated record ([`Obj`]); the provider turns `obj.addr()` into its own
+//! type itself (a Rust provider through its type's slab, a C provider host by
+//! casting to the C struct it allocated). Creates return a [`New`]: the
+//! pointer C will hold (the head of the provider's object, also the kernel's
+//! `user_handle`) and the token that releases it; the verbs layer adopts it
+//! into the registry with the generic bookkeeping (owning context, event
+//! acknowledgements, destroy claim). The provider never sees `Arc<Obj>` of
+//! the object it creates, only of the objects it is given.
 
 use super::*;
 use crate::abi::*;
@@ -55,31 +68,24 @@ pub trait ContextOps: Send + Sync {
     fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
         Err(NO)
     }
-    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<Arc<Pd>> {
+    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
         Err(NO)
     }
-    fn dealloc_pd(&self, pd: &Pd) -> Result<()> {
+    fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn reg_mr(
-        &self,
-        pd: &Arc<Pd>,
-        addr: usize,
-        len: usize,
-        iova: u64,
-        access: u32,
-    ) -> Result<Arc<Mr>> {
+    fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
         Err(NO)
     }
     fn reg_dmabuf_mr(
         &self,
-        pd: &Arc<Pd>,
+        pd: &Obj,
         offset: u64,
         len: usize,
         iova: u64,
         fd: c_int,
         access: u32,
-    ) -> Result<Arc<Mr>> {
+    ) -> Result<New> {
         Err(NO)
     }
     /// The provider's part of ibv_rereg_mr (the library did the checks and the
@@ -87,29 +93,29 @@ pub trait ContextOps: Send + Sync {
     /// the pointer is a live PD: a provider that changes PDs answers EINVAL then.
     fn rereg_mr(
         &self,
-        mr: &Mr,
+        mr: &Obj,
         flags: c_int,
-        pd: Option<&Arc<Pd>>,
+        pd: Option<&Obj>,
         addr: usize,
         len: usize,
         access: c_int,
     ) -> Result<()> {
         Err(NO)
     }
-    fn dereg_mr(&self, mr: &Mr) -> Result<()> {
+    fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
+    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
         Err(NO)
     }
-    fn destroy_comp_channel(&self, ch: &CompChannel) -> Result<()> {
+    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn get_cq_event(&self, ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
+    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
         Err(NO)
     }
     /// `ibv_ack_cq_events`: the library counts them (destroy waits for them).
-    fn ack_cq_events(&self, cq: &Cq, n: u32) {
+    fn ack_cq_events(&self, cq: &Obj, n: u32) {
         cq.ack_comp_events(n)
     }
     // ---- CQ, QP, SRQ (branch qp) ------------------------------------------
@@ -121,9 +127,9 @@ pub trait ContextOps: Send + Sync {
         ctx: &Arc<Context>,
         cqe: c_int,
         cq_context: *mut c_void,
-        channel: Option<Arc<CompChannel>>,
+        channel: Option<Arc<Obj>>,
         comp_vector: c_int,
-    ) -> Result<Arc<Cq>> {
+    ) -> Result<New> {
         Err(NO)
     }
     /// The `create_cq_ex` slot; `channel` is `attr.channel`, looked up.
@@ -131,36 +137,36 @@ pub trait ContextOps: Send + Sync {
         &self,
         ctx: &Arc<Context>,
         attr: &ibv_cq_init_attr_ex,
-        channel: Option<Arc<CompChannel>>,
-    ) -> Result<Arc<Cq>> {
+        channel: Option<Arc<Obj>>,
+    ) -> Result<New> {
         Err(NO)
     }
-    fn resize_cq(&self, cq: &Cq, cqe: c_int) -> Result<()> {
+    fn resize_cq(&self, cq: &Obj, cqe: c_int) -> Result<()> {
         Err(NO)
     }
     /// Destroys the CQ in the kernel (EBUSY while a QP uses it); returns the
     /// events reported for it. Drops its channel reference on success.
-    fn destroy_cq(&self, cq: &Cq) -> Result<EventCounts> {
+    fn destroy_cq(&self, cq: &Obj) -> Result<EventCounts> {
         Err(NO)
     }
-    fn req_notify_cq(&self, cq: &Cq, solicited_only: bool) -> Result<()> {
+    fn req_notify_cq(&self, cq: &Obj, solicited_only: bool) -> Result<()> {
         Err(NO)
     }
     /// `ibv_create_qp`; capacities are written back into `attr.cap`.
-    fn create_qp(&self, pd: &Arc<Pd>, attr: &mut ibv_qp_init_attr) -> Result<Arc<Qp>> {
+    fn create_qp(&self, pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
         Err(NO)
     }
     /// The `create_qp_ex` slot (comp_mask other than just PD).
-    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<Arc<Qp>> {
+    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
         Err(NO)
     }
     /// Modifies the QP in the kernel; the caller updates `qp->state`.
-    fn modify_qp(&self, qp: &Qp, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+    fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         Err(NO)
     }
     fn query_qp(
         &self,
-        qp: &Qp,
+        qp: &Obj,
         attr: &mut ibv_qp_attr,
         mask: c_int,
         init: &mut ibv_qp_init_attr,
@@ -169,63 +175,59 @@ pub trait ContextOps: Send + Sync {
     }
     /// Destroys the QP in the kernel (EBUSY while multicast groups are
     /// attached: the kernel checks); returns the async events reported.
-    fn destroy_qp(&self, qp: &Qp) -> Result<EventCounts> {
+    fn destroy_qp(&self, qp: &Obj) -> Result<EventCounts> {
         Err(NO)
     }
-    fn query_qp_data_in_order(&self, qp: &Qp, op: ibv_wr_opcode, flags: u32) -> c_int {
+    fn query_qp_data_in_order(&self, qp: &Obj, op: ibv_wr_opcode, flags: u32) -> c_int {
         0
     }
-    fn query_ece(&self, qp: &Qp, ece: &mut ibv_ece) -> Result<()> {
+    fn query_ece(&self, qp: &Obj, ece: &mut ibv_ece) -> Result<()> {
         Err(NO)
     }
-    fn set_ece(&self, qp: &Qp, ece: &ibv_ece) -> Result<()> {
+    fn set_ece(&self, qp: &Obj, ece: &ibv_ece) -> Result<()> {
         Err(NO)
     }
-    fn create_srq(&self, pd: &Arc<Pd>, attr: &mut ibv_srq_init_attr) -> Result<Arc<Srq>> {
+    fn create_srq(&self, pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
         Err(NO)
     }
     /// The `create_srq_ex` slot.
-    fn create_srq_ex(
-        &self,
-        ctx: &Arc<Context>,
-        attr: &mut ibv_srq_init_attr_ex,
-    ) -> Result<Arc<Srq>> {
+    fn create_srq_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
         Err(NO)
     }
-    fn modify_srq(&self, srq: &Srq, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+    fn modify_srq(&self, srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
         Err(NO)
     }
-    fn query_srq(&self, srq: &Srq, attr: &mut ibv_srq_attr) -> Result<()> {
+    fn query_srq(&self, srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
         Err(NO)
     }
     /// Destroys the SRQ in the kernel; returns the async events reported.
-    fn destroy_srq(&self, srq: &Srq) -> Result<EventCounts> {
+    fn destroy_srq(&self, srq: &Obj) -> Result<EventCounts> {
         Err(NO)
     }
     /// The extended view of a QP created with ibv_create_qp_ex, if it was.
-    fn qp_ex(&self, qp: &Qp) -> Option<*mut ibv_qp_ex> {
+    fn qp_ex(&self, qp: &Obj) -> Option<*mut ibv_qp_ex> {
         None
     }
     // ---- end CQ, QP, SRQ ----------------------------------------------------
-    fn attach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+    fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         Err(NO)
     }
-    fn detach_mcast(&self, qp: &Qp, gid: &ibv_gid, lid: u16) -> Result<()> {
+    fn detach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         Err(NO)
     }
-    fn create_ah(&self, pd: &Arc<Pd>, attr: &ibv_ah_attr) -> Result<Arc<Ah>> {
+    fn create_ah(&self, pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
         Err(NO)
     }
-    fn destroy_ah(&self, ah: &Ah) -> Result<()> {
+    fn destroy_ah(&self, ah: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn import_pd(&self, ctx: &Arc<Context>, handle: u32) -> Result<Arc<Pd>> {
+    fn import_pd(&self, ctx: &Arc<Context>, handle: u32) -> Result<New> {
         Err(NO)
     }
-    fn import_mr(&self, pd: &Arc<Pd>, handle: u32) -> Result<Arc<Mr>> {
+    fn import_mr(&self, pd: &Obj, handle: u32) -> Result<New> {
         Err(NO)
     }
-    fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<Arc<Dm>> {
+    fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<New> {
         Err(NO)
     }
     fn init_ah_from_wc(
@@ -240,22 +242,22 @@ pub trait ContextOps: Send + Sync {
     }
     // ---- memory windows and unimport (pdmr) ----
     /// The `alloc_mw` op slot (inline ibv_alloc_mw).
-    fn alloc_mw(&self, pd: &Arc<Pd>, ty: ibv_mw_type) -> Result<Arc<Mw>> {
+    fn alloc_mw(&self, pd: &Obj, ty: ibv_mw_type) -> Result<New> {
         Err(NO)
     }
     /// The `dealloc_mw` op slot (inline ibv_dealloc_mw).
-    fn dealloc_mw(&self, mw: &Mw) -> Result<()> {
+    fn dealloc_mw(&self, mw: &Obj) -> Result<()> {
         Err(NO)
     }
     /// ibv_unimport_pd: Ok lets the library forget the PD. Providers without
     /// import leave it alone (rdma-core's dummy does nothing).
-    fn unimport_pd(&self, pd: &Pd) -> Result<()> {
+    fn unimport_pd(&self, pd: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn unimport_mr(&self, mr: &Mr) -> Result<()> {
+    fn unimport_mr(&self, mr: &Obj) -> Result<()> {
         Err(NO)
     }
-    fn unimport_dm(&self, dm: &Dm) -> Result<()> {
+    fn unimport_dm(&self, dm: &Obj) -> Result<()> {
         Err(NO)
     }
     // ---- end pdmr ----

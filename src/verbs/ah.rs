@@ -2,34 +2,27 @@
 
 use crate::abi::*;
 use crate::context::generic::eth_l2;
-use crate::context::{Ah, Context, Pd};
+use crate::context::{Context, Obj};
 use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
 use crate::object;
-use crate::providers::plugin::dispatch as hosted;
 use std::ffi::c_int;
+use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
     entry!(ptr, ibv_create_ah(pd, attr) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::create_ah(pd, attr) {
-            return r;
-        }
-        let pd = object::lookup::<Pd>(pd)?;
+        let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's input.
         let attr = unsafe { arg_ref(attr)? };
-        Ok(object::publish(pd.ctx.ops.create_ah(&pd, attr)?))
+        let new = pd.ctx.ops.create_ah(&pd, attr)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
     entry!(errno, ibv_destroy_ah(ah) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::destroy_ah(ah) {
-            return r;
-        }
-        object::retire_if::<Ah>(ah, |a| a.ctx.ops.destroy_ah(a)).map(drop)
+        object::take_if(ah, |a: &Obj| a.ctx.ops.destroy_ah(a)).map(drop)
     })
 }
 
@@ -58,13 +51,14 @@ pub unsafe extern "C" fn ibv_create_ah_from_wc(
     port_num: u8,
 ) -> *mut ibv_ah {
     entry!(ptr, ibv_create_ah_from_wc(pd, wc, grh, port_num) {
-        let pd = object::lookup::<Pd>(pd)?;
+        let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's completion and its GRH area (as above).
         let (wc, grh) = unsafe { (arg_ref(wc)?, grh.as_ref()) };
         // SAFETY: plain C data; all-zero is valid.
         let mut attr: ibv_ah_attr = unsafe { std::mem::zeroed() };
         pd.ctx.ops.init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;
-        Ok(object::publish(pd.ctx.ops.create_ah(&pd, &attr)?))
+        let new = pd.ctx.ops.create_ah(&pd, &attr)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 

@@ -1,11 +1,11 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq, events};
+use crate::context::{Context, Obj, events};
 use crate::entry::arg_mut;
 use crate::object;
-use crate::providers::plugin::dispatch as hosted;
 use std::ffi::{c_int, c_uint, c_void};
+use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_create_comp_channel(
@@ -13,14 +13,15 @@ pub unsafe extern "C" fn ibv_create_comp_channel(
 ) -> *mut ibv_comp_channel {
     entry!(ptr, ibv_create_comp_channel(context) {
         let ctx = object::lookup::<Context>(context)?;
-        Ok(object::publish(ctx.ops.create_comp_channel(&ctx)?))
+        let new = ctx.ops.create_comp_channel(&ctx)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
     entry!(errno, ibv_destroy_comp_channel(channel) {
-        object::retire_if::<CompChannel>(channel, |c| c.ctx.ops.destroy_comp_channel(c)).map(drop)
+        object::take_if(channel, |c: &Obj| c.ctx.ops.destroy_comp_channel(c)).map(drop)
     })
 }
 
@@ -33,24 +34,17 @@ pub unsafe extern "C" fn ibv_create_cq(
     comp_vector: c_int,
 ) -> *mut ibv_cq {
     entry!(ptr, ibv_create_cq(context, cqe, cq_context, channel, comp_vector) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::create_cq(context, cqe, cq_context, channel, comp_vector) {
-            return r;
-        }
         let ctx = object::lookup::<Context>(context)?;
-        let channel = if channel.is_null() { None } else { Some(object::lookup::<CompChannel>(channel)?) };
-        Ok(object::publish(ctx.ops.create_cq(&ctx, cqe, cq_context, channel, comp_vector)?))
+        let channel = if channel.is_null() { None } else { Some(object::get(channel)?) };
+        let new = ctx.ops.create_cq(&ctx, cqe, cq_context, channel, comp_vector)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
     entry!(errno, ibv_resize_cq(cq, cqe) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::resize_cq(cq, cqe) {
-            return r;
-        }
-        let cq = object::lookup::<Cq>(cq)?;
+        let cq: Arc<Obj> = object::get(cq)?;
         cq.ctx.ops.resize_cq(&cq, cqe)
     })
 }
@@ -58,11 +52,7 @@ pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
     entry!(errno, ibv_destroy_cq(cq) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::destroy_cq(cq) {
-            return r;
-        }
-        events::destroy::<Cq>(cq, |c| c.ctx.ops.destroy_cq(c)).map(drop)
+        events::destroy(cq, |c: &Obj| c.ctx.ops.destroy_cq(c)).map(drop)
     })
 }
 
@@ -73,7 +63,7 @@ pub unsafe extern "C" fn ibv_get_cq_event(
     cq_context: *mut *mut c_void,
 ) -> c_int {
     entry!(minus_one, ibv_get_cq_event(channel, cq, cq_context) {
-        let ch = object::lookup::<CompChannel>(channel)?;
+        let ch: Arc<Obj> = object::get(channel)?;
         // SAFETY: the caller's out-parameters.
         let (out_cq, out_ctx) = unsafe { (arg_mut(cq)?, arg_mut(cq_context)?) };
         let (c, x) = ch.ctx.ops.get_cq_event(&ch)?;
@@ -86,10 +76,7 @@ pub unsafe extern "C" fn ibv_get_cq_event(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
     entry!(value(()), ibv_ack_cq_events(cq, nevents) {
-        if hosted::ack_cq_events(cq, nevents).is_some() {
-            return;
-        }
-        match object::lookup::<Cq>(cq) {
+        match object::get::<_, Context>(cq) {
             Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
             Err(e) => crate::entry::set_errno(e),
         }

@@ -7,7 +7,7 @@
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::{cmd, context, dispatch};
+use crate::providers::plugin::{cmd, context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
 
@@ -93,7 +93,8 @@ pub unsafe extern "C" fn _verbs_init_and_alloc_context(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn verbs_uninit_context(context_ex: *mut verbs_context) {
     entry!(value(()), verbs_uninit_context(context_ex) {
-        context::uninit_context(context_ex)
+        // SAFETY: the plugin's context, per driver.h.
+        unsafe { context::uninit_context(context_ex) }
     })
 }
 
@@ -117,8 +118,9 @@ pub unsafe extern "C" fn verbs_init_cq(
 ) {
     entry!(value(()), verbs_init_cq(cq, context, channel, cq_context) {
         if !cq.is_null() {
+            let ch = crate::object::get::<ibv_comp_channel, crate::context::Context>(channel).ok();
             // SAFETY: the plugin's CQ being set up.
-            unsafe { dispatch::init_cq(cq, context, channel, cq_context) };
+            unsafe { ops::init_cq(cq, context, ch.as_deref(), cq_context) };
         }
     })
 }

@@ -26,9 +26,7 @@ pub unsafe extern "C" fn ibv_ack_async_event(event: *mut ibv_async_event) {
         // do not know need no acknowledgement.
         // SAFETY: the caller's event, if any.
         if let Some(ev) = unsafe { event.as_ref() } {
-            if crate::providers::plugin::dispatch::ack_async_event(ev).is_none() {
-                crate::context::generic::async_event::ack_async_event(ev);
-            }
+            crate::context::generic::async_event::ack_async_event(ev);
         }
     })
 }

@@ -3,21 +3,23 @@
 //! that has memory windows points those slots here.
 
 use crate::abi::*;
-use crate::context::{Mw, Pd};
+use crate::context::Obj;
 use crate::object;
 use std::ffi::c_int;
+use std::sync::Arc;
 
 /// The `alloc_mw` op slot: NULL with errno on failure.
 pub unsafe extern "C" fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
     entry!(ptr, ibv_alloc_mw(pd, mw_type) {
-        let pd = object::lookup::<Pd>(pd)?;
-        Ok(object::publish(pd.ctx.ops.alloc_mw(&pd, mw_type)?))
+        let pd: Arc<Obj> = object::get(pd)?;
+        let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
 /// The `dealloc_mw` op slot: 0 or an errno.
 pub unsafe extern "C" fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     entry!(errno, ibv_dealloc_mw(mw) {
-        object::retire_if::<Mw>(mw, |m| m.ctx.ops.dealloc_mw(m)).map(drop)
+        object::take_if(mw, |m: &Obj| m.ctx.ops.dealloc_mw(m)).map(drop)
     })
 }

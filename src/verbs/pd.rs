@@ -2,32 +2,25 @@
 
 use crate::abi::*;
 use crate::context::generic::mr;
-use crate::context::{Context, Dm, Mr, Pd};
+use crate::context::{Context, Obj};
 use crate::entry::{Result, set_errno};
 use crate::object;
-use crate::providers::plugin::dispatch as hosted;
 use std::ffi::{c_int, c_uint, c_void};
+use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
     entry!(ptr, ibv_alloc_pd(context) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::alloc_pd(context) {
-            return r;
-        }
         let ctx = object::lookup::<Context>(context)?;
-        Ok(object::publish(ctx.ops.alloc_pd(&ctx)?))
+        let new = ctx.ops.alloc_pd(&ctx)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
     entry!(errno, ibv_dealloc_pd(pd) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::dealloc_pd(pd) {
-            return r;
-        }
-        object::retire_if::<Pd>(pd, |p| p.ctx.ops.dealloc_pd(p)).map(drop)
+        object::take_if(pd, |p: &Obj| p.ctx.ops.dealloc_pd(p)).map(drop)
     })
 }
 
@@ -35,14 +28,15 @@ pub unsafe extern "C" fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
 pub unsafe extern "C" fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
     entry!(ptr, ibv_import_pd(context, pd_handle) {
         let ctx = object::lookup::<Context>(context)?;
-        Ok(object::publish(ctx.ops.import_pd(&ctx, pd_handle)?))
+        let new = ctx.ops.import_pd(&ctx, pd_handle)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_pd(pd: *mut ibv_pd) {
     entry!(value(()), ibv_unimport_pd(pd) {
-        let _ = object::retire_if::<Pd>(pd, |p| p.ctx.ops.unimport_pd(p));
+        let _ = object::take_if(pd, |p: &Obj| p.ctx.ops.unimport_pd(p));
     })
 }
 
@@ -53,14 +47,9 @@ fn reg(
     iova: u64,
     access: c_uint,
 ) -> Result<*mut ibv_mr> {
-    let pd = object::lookup::<Pd>(pd)?;
-    Ok(object::publish(mr::reg(
-        &pd,
-        addr as usize,
-        length,
-        iova,
-        access,
-    )?))
+    let pd: Arc<Obj> = object::get(pd)?;
+    let new = mr::reg(&pd, addr as usize, length, iova, access)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 #[unsafe(no_mangle)]
@@ -71,10 +60,6 @@ pub unsafe extern "C" fn ibv_reg_mr(
     access: c_int,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr(pd, addr, length, access) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::reg_mr(pd, addr, length, addr as u64, access) {
-            return r;
-        }
         reg(pd, addr, length, addr as u64, access as c_uint)
     })
 }
@@ -88,10 +73,6 @@ pub unsafe extern "C" fn ibv_reg_mr_iova(
     access: c_int,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr_iova(pd, addr, length, iova, access) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::reg_mr(pd, addr, length, iova, access) {
-            return r;
-        }
         reg(pd, addr, length, iova, access as c_uint)
     })
 }
@@ -105,10 +86,6 @@ pub unsafe extern "C" fn ibv_reg_mr_iova2(
     access: c_uint,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_mr_iova2(pd, addr, length, iova, access) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::reg_mr(pd, addr, length, iova, access as c_int) {
-            return r;
-        }
         reg(pd, addr, length, iova, access)
     })
 }
@@ -123,8 +100,9 @@ pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
     access: c_int,
 ) -> *mut ibv_mr {
     entry!(ptr, ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access) {
-        let pd = object::lookup::<Pd>(pd)?;
-        Ok(object::publish(mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?))
+        let pd: Arc<Obj> = object::get(pd)?;
+        let new = mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
@@ -139,7 +117,7 @@ pub unsafe extern "C" fn ibv_rereg_mr(
     access: c_int,
 ) -> c_int {
     entry!(value(IBV_REREG_MR_ERR_INPUT), ibv_rereg_mr(mr, flags, pd, addr, length, access) {
-        match object::lookup::<Mr>(mr) {
+        match object::get::<_, Context>(mr) {
             Ok(mr) => mr::rereg(&mr, flags, pd, addr as usize, length, access),
             Err(e) => {
                 set_errno(e);
@@ -152,26 +130,23 @@ pub unsafe extern "C" fn ibv_rereg_mr(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
     entry!(errno, ibv_dereg_mr(mr) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::dereg_mr(mr) {
-            return r;
-        }
-        object::retire_if::<Mr>(mr, mr::dereg).map(drop)
+        object::take_if(mr, mr::dereg).map(drop)
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
     entry!(ptr, ibv_import_mr(pd, mr_handle) {
-        let pd = object::lookup::<Pd>(pd)?;
-        Ok(object::publish(pd.ctx.ops.import_mr(&pd, mr_handle)?))
+        let pd: Arc<Obj> = object::get(pd)?;
+        let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_mr(mr: *mut ibv_mr) {
     entry!(value(()), ibv_unimport_mr(mr) {
-        let _ = object::retire_if::<Mr>(mr, |m| m.ctx.ops.unimport_mr(m));
+        let _ = object::take_if(mr, |m: &Obj| m.ctx.ops.unimport_mr(m));
     })
 }
 
@@ -179,13 +154,14 @@ pub unsafe extern "C" fn ibv_unimport_mr(mr: *mut ibv_mr) {
 pub unsafe extern "C" fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
     entry!(ptr, ibv_import_dm(context, dm_handle) {
         let ctx = object::lookup::<Context>(context)?;
-        Ok(object::publish(ctx.ops.import_dm(&ctx, dm_handle)?))
+        let new = ctx.ops.import_dm(&ctx, dm_handle)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_unimport_dm(dm: *mut ibv_dm) {
     entry!(value(()), ibv_unimport_dm(dm) {
-        let _ = object::retire_if::<Dm>(dm, |d| d.ctx.ops.unimport_dm(d));
+        let _ = object::take_if(dm, |d: &Obj| d.ctx.ops.unimport_dm(d));
     })
 }

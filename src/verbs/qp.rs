@@ -1,11 +1,11 @@
 //! Queue pairs: create, modify, query, destroy, multicast and ECE.
 
 use crate::abi::*;
-use crate::context::{Pd, Qp, events};
+use crate::context::{Context, Obj, events};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
-use crate::providers::plugin::dispatch as hosted;
 use std::ffi::c_int;
+use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_create_qp(
@@ -13,14 +13,11 @@ pub unsafe extern "C" fn ibv_create_qp(
     qp_init_attr: *mut ibv_qp_init_attr,
 ) -> *mut ibv_qp {
     entry!(ptr, ibv_create_qp(pd, qp_init_attr) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::create_qp(pd, qp_init_attr) {
-            return r;
-        }
-        let pd = object::lookup::<Pd>(pd)?;
+        let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's attributes; capacities are written back.
         let attr = unsafe { arg_mut(qp_init_attr)? };
-        Ok(object::publish(pd.ctx.ops.create_qp(&pd, attr)?))
+        let new = pd.ctx.ops.create_qp(&pd, attr)?;
+        Ok(object::adopt(pd.ctx.clone(), new))
     })
 }
 
@@ -31,16 +28,12 @@ pub unsafe extern "C" fn ibv_modify_qp(
     attr_mask: c_int,
 ) -> c_int {
     entry!(errno, ibv_modify_qp(qp, attr, attr_mask) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::modify_qp(qp, attr, attr_mask) {
-            return r;
-        }
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's attributes.
         let attr = unsafe { arg_ref(attr)? };
         qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
         if attr_mask & IBV_QP_STATE as c_int != 0 {
-            qp.c_update(|c| c.qp_base.state = attr.qp_state);
+            qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
         }
         Ok(())
     })
@@ -54,16 +47,12 @@ pub unsafe extern "C" fn ibv_query_qp(
     init_attr: *mut ibv_qp_init_attr,
 ) -> c_int {
     entry!(errno, ibv_query_qp(qp, attr, attr_mask, init_attr) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::query_qp(qp, attr, attr_mask, init_attr) {
-            return r;
-        }
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's out-parameters.
         let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
         qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)?;
         if attr_mask & IBV_QP_STATE as c_int != 0 {
-            qp.c_update(|c| c.qp_base.state = attr.qp_state);
+            qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
         }
         Ok(())
     })
@@ -72,18 +61,14 @@ pub unsafe extern "C" fn ibv_query_qp(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
     entry!(errno, ibv_destroy_qp(qp) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::destroy_qp(qp) {
-            return r;
-        }
-        events::destroy::<Qp>(qp, |q| q.ctx.ops.destroy_qp(q)).map(drop)
+        events::destroy(qp, |q: &Obj| q.ctx.ops.destroy_qp(q)).map(drop)
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
     entry!(ptr, ibv_qp_to_qp_ex(qp) {
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // Not an extended QP: NULL, errno untouched, as rdma-core.
         Ok(qp.ctx.ops.qp_ex(&qp).unwrap_or(std::ptr::null_mut()))
     })
@@ -98,7 +83,7 @@ pub unsafe extern "C" fn ibv_query_qp_data_in_order(
     flags: u32,
 ) -> c_int {
     entry!(value(0), ibv_query_qp_data_in_order(qp, op, flags) {
-        match object::lookup::<Qp>(qp) {
+        match object::get::<_, Context>(qp) {
             Ok(qp) => qp.ctx.ops.query_qp_data_in_order(&qp, op, flags),
             Err(_) => 0,
         }
@@ -108,7 +93,7 @@ pub unsafe extern "C" fn ibv_query_qp_data_in_order(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
     entry!(errno, ibv_query_ece(qp, ece) {
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's out-parameter.
         let ece = unsafe { arg_mut(ece)? };
         qp.ctx.ops.query_ece(&qp, ece)
@@ -118,7 +103,7 @@ pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
     entry!(errno, ibv_set_ece(qp, ece) {
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let ece = unsafe { arg_ref(ece)? };
         if ece.vendor_id == 0 {
@@ -131,11 +116,7 @@ pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
     entry!(errno, ibv_attach_mcast(qp, gid, lid) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::attach_mcast(qp, gid, lid, true) {
-            return r;
-        }
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };
         qp.ctx.ops.attach_mcast(&qp, gid, lid)
@@ -145,11 +126,7 @@ pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
     entry!(errno, ibv_detach_mcast(qp, gid, lid) {
-        // A hosted plugin's object goes to the plugin.
-        if let Some(r) = hosted::attach_mcast(qp, gid, lid, false) {
-            return r;
-        }
-        let qp = object::lookup::<Qp>(qp)?;
+        let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };
         qp.ctx.ops.detach_mcast(&qp, gid, lid)

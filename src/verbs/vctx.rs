@@ -3,28 +3,11 @@
 //! with the caller's sizes, so older and newer callers' structs both work.
 
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq};
+use crate::context::{Context, Obj};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use crate::verbs::query::{query_device_ex_into, query_port_into};
 use std::ffi::c_int;
-
-/// The library's slots of a hosted plugin's context (rdma-core's
-/// set_lib_ops): port and device queries through our entry points, CQ/QP/SRQ
-/// creation through the host, which tracks what the plugin makes.
-pub fn fill_hosted(v: &mut verbs_context) {
-    use crate::providers::plugin::dispatch;
-    v.query_port = Some(query_port);
-    v.context.ops._compat_query_device = Some(super::query::ibv_query_device);
-    v.context.ops._compat_query_port = Some(super::query::ibv_query_port);
-    v.create_cq_ex = Some(dispatch::create_cq_ex);
-    if v.create_qp_ex.is_some() {
-        v.create_qp_ex = Some(dispatch::create_qp_ex);
-    }
-    if v.create_srq_ex.is_some() {
-        v.create_srq_ex = Some(dispatch::create_srq_ex);
-    }
-}
 
 /// Points the slots the library implements at their dispatchers.
 pub fn fill(v: &mut verbs_context) {
@@ -82,10 +65,10 @@ unsafe extern "C" fn create_cq_ex(
         }
         let channel = match attr.channel.is_null() {
             true => None,
-            false => Some(object::lookup::<CompChannel>(attr.channel)?),
+            false => Some(object::get(attr.channel)?),
         };
-        let cq = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
-        Ok(object::publish::<Cq>(cq).cast::<ibv_cq_ex>())
+        let new = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -107,7 +90,8 @@ unsafe extern "C" fn create_qp_ex(
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's attributes; capacities are written back.
         let attr = unsafe { arg_mut(qp_init_attr_ex)? };
-        Ok(object::publish(ctx.ops.create_qp_ex(&ctx, attr)?))
+        let new = ctx.ops.create_qp_ex(&ctx, attr)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -121,7 +105,8 @@ unsafe extern "C" fn create_srq_ex(
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's attributes; limits are written back.
         let attr = unsafe { arg_mut(srq_init_attr_ex)? };
-        Ok(object::publish(ctx.ops.create_srq_ex(&ctx, attr)?))
+        let new = ctx.ops.create_srq_ex(&ctx, attr)?;
+        Ok(object::adopt(ctx, new))
     })
 }
 
@@ -129,7 +114,7 @@ unsafe extern "C" fn create_srq_ex(
 /// provider that implements it points the slot here.
 pub unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     entry!(errno, req_notify_cq(cq, solicited_only) {
-        let cq = object::lookup::<Cq>(cq)?;
+        let cq: std::sync::Arc<Obj> = object::get(cq)?;
         cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
     })
 }

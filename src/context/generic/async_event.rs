@@ -7,13 +7,12 @@
 #![allow(unsafe_code)]
 
 use crate::abi::*;
-use crate::context::{Context, Cq, Qp, Srq};
+use crate::context::Context;
 use crate::entry::{Errno, Result, trace_level, trace_line};
-use crate::object::{self, CObject};
+use crate::object::{self, KindOf};
 use crate::uverbs::Pod;
 use crate::uverbs::device::AsyncEventDesc;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
-use std::sync::Arc;
 
 /// Reads one event descriptor from an event fd. Blocks unless the fd is
 /// O_NONBLOCK (then EAGAIN when there is none); a short read is EIO.
@@ -60,8 +59,8 @@ pub fn element_of(t: ibv_event_type) -> Element {
     }
 }
 
-fn known<T: CObject>(p: *const T::C) -> bool {
-    let ok = object::lookup::<T>(p).is_ok();
+fn known<C: KindOf>(p: *const C) -> bool {
+    let ok = object::get::<C, Context>(p).is_ok();
     if !ok && trace_level() >= 1 {
         trace_line(format_args!(
             "async event for an object we do not know: {p:p}"
@@ -79,15 +78,15 @@ pub fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result<()> {
     // The handle is handed back as is (see the module doc), known or not.
     ev.element = match element_of(t) {
         Element::Cq => {
-            known::<Cq>(h as *const ibv_cq);
+            known(h as *const ibv_cq);
             ibv_async_event_element { cq: h as *mut _ }
         }
         Element::Qp => {
-            known::<Qp>(h as *const ibv_qp);
+            known(h as *const ibv_qp);
             ibv_async_event_element { qp: h as *mut _ }
         }
         Element::Srq => {
-            known::<Srq>(h as *const ibv_srq);
+            known(h as *const ibv_srq);
             ibv_async_event_element { srq: h as *mut _ }
         }
         Element::Wq => ibv_async_event_element { wq: h as *mut _ },
@@ -98,9 +97,9 @@ pub fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result<()> {
     Ok(())
 }
 
-fn ack_on<T: CObject>(p: *const T::C, events: impl FnOnce(&Arc<T>)) {
-    if let Ok(o) = object::lookup::<T>(p) {
-        events(&o);
+fn ack_on<C: KindOf>(p: *const C) {
+    if let Ok(o) = object::get::<C, Context>(p) {
+        o.ack_async_event();
     }
 }
 
@@ -111,9 +110,9 @@ pub fn ack_async_event(ev: &ibv_async_event) {
     // used as a registry key, never dereferenced.
     let p = unsafe { ev.element.cq } as usize;
     match element_of(ev.event_type) {
-        Element::Cq => ack_on::<Cq>(p as *const ibv_cq, |o| o.ack_async_event()),
-        Element::Qp => ack_on::<Qp>(p as *const ibv_qp, |o| o.ack_async_event()),
-        Element::Srq => ack_on::<Srq>(p as *const ibv_srq, |o| o.ack_async_event()),
+        Element::Cq => ack_on(p as *const ibv_cq),
+        Element::Qp => ack_on(p as *const ibv_qp),
+        Element::Srq => ack_on(p as *const ibv_srq),
         Element::Wq | Element::Port => {}
     }
 }

@@ -5,44 +5,59 @@
 //! For the CQ verbs (their provider): a CQ created on a channel calls
 //! `channel.add_cq_ref()` once created and `channel.drop_cq_ref()` once
 //! destroyed (the C `refcnt`: a channel in use cannot be destroyed, EBUSY);
-//! the CQ's kernel `user_handle` is its C pointer (`cq.c_ptr() as u64`), which
+//! the CQ's kernel `user_handle` is its C pointer, which
 //! the completion events carry back; its destroy goes through
 //! `context::events::destroy`, which waits for the events' acknowledgement.
 
 use super::async_event::read_desc;
 use crate::abi::*;
-use crate::context::{CompChannel, Context, Cq};
+use crate::context::{Context, New, Obj};
 use crate::entry::{Errno, Result};
+use crate::object::slab::{Slab, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::device::CompEventDesc;
 use std::ffi::c_void;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::Arc;
 
-/// The library's state of a channel (its `hw`): the event fd, which closes
-/// with the last reference to the channel.
-pub struct ChannelState {
+/// A completion channel: the C struct, then the event fd, which closes with
+/// the last reference to the channel.
+#[repr(C)]
+pub struct Channel {
+    c: ibv_comp_channel,
     fd: OwnedFd,
 }
 
-fn state(ch: &CompChannel) -> Result<&ChannelState> {
-    ch.hw.downcast_ref::<ChannelState>().ok_or(Errno::EINVAL)
+// SAFETY: plain data (the context pointer is an address only) and an fd;
+// `refcnt` is only accessed atomically.
+#[allow(unsafe_code)]
+unsafe impl Send for Channel {}
+// SAFETY: as above.
+#[allow(unsafe_code)]
+unsafe impl Sync for Channel {}
+
+static CHANNELS: Slab<Channel> = Slab::new(tag_of("Channel"));
+
+fn state(ch: &Obj) -> Result<&Channel> {
+    // SAFETY: the registered record keeps its object unreleased while `ch`
+    // is borrowed; only CHANNELS fills its slots.
+    #[allow(unsafe_code)]
+    unsafe { CHANNELS.get(ch.addr().as_ptr()) }.ok_or(Errno::EINVAL)
 }
 
-pub fn create_comp_channel(ctx: &Arc<Context>) -> Result<Arc<CompChannel>> {
+pub fn create_comp_channel(ctx: &Arc<Context>) -> Result<New> {
     let fd = ctx.uverbs.create_comp_channel()?;
     let c = ibv_comp_channel {
         context: ctx.c_ptr(),
         fd: fd.as_raw_fd(),
         refcnt: 0,
     };
-    let hw = ChannelState { fd };
-    Ok(Arc::new(CompChannel::new(c, ctx.clone(), Box::new(hw))))
+    Ok(CHANNELS.vacant().fill(Channel { c, fd }))
 }
 
 /// Whether the channel may go: EBUSY while CQs use it. Its fd closes when the
 /// last reference does.
-pub fn destroy_comp_channel(ch: &CompChannel) -> Result<()> {
+pub fn destroy_comp_channel(ch: &Obj) -> Result<()> {
     if ch.cq_refs() != 0 {
         return Err(Errno::EBUSY);
     }
@@ -52,9 +67,9 @@ pub fn destroy_comp_channel(ch: &CompChannel) -> Result<()> {
 /// Waits for (or, on a non-blocking fd, polls) the next completion event:
 /// the CQ and its cq_context. A CQ we do not know (not created with its C
 /// pointer as handle, or gone) is EINVAL, where rdma-core would crash.
-pub fn get_cq_event(ch: &CompChannel) -> Result<(*mut ibv_cq, *mut c_void)> {
+pub fn get_cq_event(ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
     let d: CompEventDesc = read_desc(state(ch)?.fd.as_fd())?;
     let p = d.cq_handle as usize as *mut ibv_cq;
-    let cq = object::lookup::<Cq>(p)?;
-    Ok((p, cq.c_get().cq_context))
+    let cq: Arc<Obj> = object::get(p)?;
+    Ok((p, cq.read_c(|c: &ibv_cq| c.cq_context)))
 }

@@ -2,18 +2,18 @@
 //! around the provider (fork protection of the range, the C fields it fills,
 //! ibv_rereg_mr's checks and error codes).
 
-use super::{read_c, update_c};
 use crate::abi::*;
-use crate::context::{Context, Mr, Pd};
+use crate::context::{Context, New, Obj};
 use crate::entry::{Errno, Result, set_errno};
 use crate::fork::{self, Advice};
+use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::object::{self, CObject};
 use crate::uverbs::IoctlCmd;
 use crate::uverbs::ids::*;
 use crate::uverbs::mr::RegMr;
 use std::ffi::{c_int, c_void};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// How an MR came to be (rdma-core's `enum ibv_mr_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,22 +33,62 @@ pub struct MrInfo {
     pub lock: Mutex<()>,
 }
 
-/// The library's record of an MR (every MR a uverbs provider creates has one).
-pub fn info(mr: &Mr) -> Option<&MrInfo> {
-    mr.hw.downcast_ref::<MrInfo>()
+/// An MR of a uverbs provider: the C struct, then the library's record.
+#[repr(C)]
+pub struct Mr {
+    /// Changed by ibv_rereg_mr (under `info.lock`) while C reads it.
+    pub c: std::cell::UnsafeCell<ibv_mr>,
+    pub info: MrInfo,
+}
+
+// SAFETY: plain data (the pointers in the C struct are addresses only) and
+// a mutex.
+#[allow(unsafe_code)]
+unsafe impl Send for Mr {}
+// SAFETY: as above; the C struct changes only under `info.lock` (rereg).
+#[allow(unsafe_code)]
+unsafe impl Sync for Mr {}
+
+static MRS: Slab<Mr> = Slab::new(tag_of("Mr"));
+
+/// The data path's check of an MR pointer (the MR of a bind).
+pub fn pin(p: *const ibv_mr) -> Option<Pinned<Mr>> {
+    MRS.pin(p.cast())
+}
+
+impl Mr {
+    /// The MR's lkey (fixed at registration; rereg keeps it on rxe).
+    #[inline]
+    pub fn lkey(&self) -> u32 {
+        // SAFETY: a plain field of our C struct; rereg's writes race with it
+        // as in rdma-core.
+        #[allow(unsafe_code)]
+        unsafe {
+            (*self.c.get()).lkey
+        }
+    }
+}
+
+/// The library's record of an MR (every MR a uverbs provider creates has one;
+/// None for another provider's).
+pub fn info(mr: &Obj) -> Option<&MrInfo> {
+    // SAFETY: a registered record keeps its object unreleased while `mr`
+    // is borrowed; only MRS fills slots of MRS.
+    #[allow(unsafe_code)]
+    unsafe { MRS.get(mr.addr().as_ptr()) }.map(|m| &m.info)
 }
 
 /// REG_MR for `[addr, addr + len)` at `iova`; fills the C struct as
 /// ibv_cmd_reg_mr does.
 pub fn reg_kernel(
-    pd: &Arc<Pd>,
+    pd: &Obj,
     addr: usize,
     len: usize,
     iova: u64,
     access: u32,
     drv_in: &[u8],
     drv_out: &mut [u8],
-) -> Result<Arc<Mr>> {
+) -> Result<New> {
     let mut length = len as u64;
     if access & IBV_ACCESS_ON_DEMAND != 0 && len == usize::MAX {
         // The whole address space: an implicit ODP MR, which must start at 0.
@@ -69,7 +109,7 @@ pub fn reg_kernel(
     let r = ctx.uverbs.reg_mr(&req, drv_in, drv_out)?;
     let c = ibv_mr {
         context: ctx.c_ptr(),
-        pd: pd.c_ptr(),
+        pd: pd.c::<ibv_pd>(),
         addr: addr as *mut c_void,
         length: len,
         handle: r.mr_handle,
@@ -81,12 +121,15 @@ pub fn reg_kernel(
         access,
         lock: Mutex::new(()),
     };
-    Ok(Arc::new(Mr::new(c, ctx.clone(), Box::new(info))))
+    Ok(MRS.vacant().fill(Mr {
+        c: std::cell::UnsafeCell::new(c),
+        info,
+    }))
 }
 
 /// DEREG_MR.
-pub fn dereg_kernel(mr: &Mr) -> Result<()> {
-    mr.ctx.uverbs.dereg_mr(read_c(mr).handle)
+pub fn dereg_kernel(mr: &Obj) -> Result<()> {
+    mr.ctx.uverbs.dereg_mr(mr.read_c(|c: &ibv_mr| c.handle))
 }
 
 /// The kernel's `IB_UVERBS_CORE_SUPPORT_*` bits (QUERY_CONTEXT); 0 on kernels
@@ -116,7 +159,7 @@ fn core_support(ctx: &Context) -> u64 {
 /// ibv_reg_mr_iova2 (and ibv_reg_mr, ibv_reg_mr_iova): drops the optional
 /// access bits the kernel does not know, keeps the range out of fork()
 /// children (unless on-demand paging), and lets the provider register it.
-pub fn reg(pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, mut access: u32) -> Result<Arc<Mr>> {
+pub fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, mut access: u32) -> Result<New> {
     let ctx = &pd.ctx;
     if core_support(ctx) & u64::from(IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS) == 0 {
         access &= !IBV_ACCESS_OPTIONAL_RANGE;
@@ -127,12 +170,16 @@ pub fn reg(pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, mut access: u32) ->
     }
     match ctx.ops.reg_mr(pd, addr, len, iova, access) {
         Ok(mr) => {
-            update_c(&*mr, |c| {
+            let c = mr.c().as_ptr().cast::<ibv_mr>();
+            // SAFETY: the new MR's C struct, not yet published.
+            #[allow(unsafe_code)]
+            let c = unsafe { &mut *c };
+            {
                 c.context = ctx.c_ptr();
-                c.pd = pd.c_ptr();
+                c.pd = pd.c::<ibv_pd>();
                 c.addr = addr as *mut c_void;
                 c.length = len;
-            });
+            }
             Ok(mr)
         }
         Err(e) => {
@@ -146,30 +193,31 @@ pub fn reg(pd: &Arc<Pd>, addr: usize, len: usize, iova: u64, mut access: u32) ->
 
 /// ibv_reg_dmabuf_mr: the provider's registration, then the C fields.
 pub fn reg_dmabuf(
-    pd: &Arc<Pd>,
+    pd: &Obj,
     offset: u64,
     len: usize,
     iova: u64,
     fd: c_int,
     access: u32,
-) -> Result<Arc<Mr>> {
+) -> Result<New> {
     let mr = pd
         .ctx
         .ops
         .reg_dmabuf_mr(pd, offset, len, iova, fd, access)?;
-    update_c(&*mr, |c| {
-        c.context = pd.ctx.c_ptr();
-        c.pd = pd.c_ptr();
-        c.addr = offset as usize as *mut c_void;
-        c.length = len;
-    });
+    // SAFETY: the new MR's C struct, not yet published.
+    #[allow(unsafe_code)]
+    let c = unsafe { &mut *mr.c().as_ptr().cast::<ibv_mr>() };
+    c.context = pd.ctx.c_ptr();
+    c.pd = pd.c::<ibv_pd>();
+    c.addr = offset as usize as *mut c_void;
+    c.length = len;
     Ok(mr)
 }
 
 /// ibv_dereg_mr's check-and-destroy, run under the registry lock: the
 /// provider's deregistration, then the range may be inherited by fork() again.
-pub fn dereg(mr: &Mr) -> Result<()> {
-    let c = read_c(mr);
+pub fn dereg(mr: &Obj) -> Result<()> {
+    let c = mr.read_c(|c: &ibv_mr| *c);
     let (mr_type, access) = info(mr).map_or((MrType::Mr, 0), |i| (i.mr_type, i.access));
     mr.ctx.ops.dereg_mr(mr)?;
     if mr_type == MrType::Mr && access & IBV_ACCESS_ON_DEMAND == 0 {
@@ -180,7 +228,7 @@ pub fn dereg(mr: &Mr) -> Result<()> {
 
 /// ibv_rereg_mr: 0, or an `IBV_REREG_MR_ERR_*` code with errno set.
 pub fn rereg(
-    mr: &Mr,
+    mr: &Obj,
     flags: c_int,
     pd: *mut ibv_pd,
     addr: usize,
@@ -210,21 +258,21 @@ pub fn rereg(
         return IBV_REREG_MR_ERR_DONT_FORK_NEW;
     }
     let _guard = info(mr).map(|i| i.lock.lock().unwrap_or_else(|p| p.into_inner()));
-    let old = read_c(mr);
+    let old = mr.read_c(|c: &ibv_mr| *c);
     // A pointer that is not a live PD reaches the provider as None: a provider
     // that can change the PD answers EINVAL then.
     let new_pd = if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
-        object::lookup::<Pd>(pd).ok()
+        object::get::<ibv_pd, Context>(pd).ok()
     } else {
         None
     };
     match mr
         .ctx
         .ops
-        .rereg_mr(mr, flags, new_pd.as_ref(), addr, len, access)
+        .rereg_mr(mr, flags, new_pd.as_deref(), addr, len, access)
     {
         Ok(()) => {
-            update_c(mr, |c| {
+            mr.update_c(|c: &mut ibv_mr| {
                 if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
                     c.pd = pd;
                 }

@@ -1,6 +1,6 @@
 //! QP attributes between verbs.h and the kernel's MODIFY_QP / QUERY_QP
 //! structs, for any provider that drives QPs through the legacy commands
-//! (the plugin host; rxe keeps its own copy until its QP code moves here).
+//! (rxe, and the plugin host's ibv_cmd_modify_qp / ibv_cmd_query_qp).
 
 use crate::abi::*;
 use crate::entry::{Errno, Result};

@@ -7,9 +7,10 @@
 //! registered while it waits, so those acknowledgements can still find it.
 #![allow(unsafe_code)]
 
-use super::{CompChannel, Cq, Qp, Srq};
+use super::{Kind, KindOf, Obj};
+use crate::abi::*;
 use crate::entry::{Errno, Result};
-use crate::object::{self, CObject};
+use crate::object;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -74,87 +75,61 @@ impl Events {
     }
 }
 
-/// Objects with event counts.
-pub trait Evented: CObject {
-    fn events(&self) -> &Events;
-}
-
-impl Evented for Cq {
-    fn events(&self) -> &Events {
-        &self.events
-    }
-}
-impl Evented for Qp {
-    fn events(&self) -> &Events {
-        &self.events
-    }
-}
-impl Evented for Srq {
-    fn events(&self) -> &Events {
-        &self.events
-    }
-}
-
 /// Destroys the object C knows as `p`: `kernel` destroys it in the kernel and
-/// returns the events reported for it; then this waits for their
-/// acknowledgement and takes the object back from C. A second destroy of the
-/// same object (concurrent or later) gives EINVAL; a failed one leaves it as
-/// it was.
-pub fn destroy<T: Evented>(
-    p: *const T::C,
-    kernel: impl FnOnce(&T) -> Result<EventCounts>,
-) -> Result<Arc<T>> {
-    let obj = object::lookup::<T>(p)?;
-    obj.events().claim_destroy()?;
+/// returns the events reported for it; then the data path is fenced out, this
+/// waits for the events' acknowledgement and takes the object back from C. A
+/// second destroy of the same object (concurrent or later) gives EINVAL; a
+/// failed one leaves it as it was.
+pub fn destroy<C: KindOf, O: Send + Sync + 'static>(
+    p: *const C,
+    kernel: impl FnOnce(&Obj<O>) -> Result<EventCounts>,
+) -> Result<Arc<Obj<O>>> {
+    let obj = object::get::<C, O>(p)?;
+    obj.events.claim_destroy()?;
     match kernel(&obj) {
         Ok(reported) => {
-            obj.events().wait_acked(reported);
-            object::retire::<T>(p)?;
+            obj.retire();
+            obj.events.wait_acked(reported);
+            object::take::<C, O>(p)?;
             Ok(obj)
         }
         Err(e) => {
-            obj.events().release_destroy();
+            obj.events.release_destroy();
             Err(e)
         }
     }
 }
 
-impl Cq {
+impl<O> Obj<O> {
     /// `ibv_ack_cq_events`.
     pub fn ack_comp_events(&self, n: u32) {
+        let c = self.c::<ibv_cq>();
+        // SAFETY: a field of the live CQ's C struct which the core owns,
+        // written under the events lock (C reads it unsynchronised, as with
+        // rdma-core).
         self.events
-            .ack_comp(n, |t| self.c_update(|c| c.comp_events_completed = t));
+            .ack_comp(n, |t| unsafe { (*c).comp_events_completed = t });
     }
 
-    /// `ibv_ack_async_event` for a CQ event.
+    /// `ibv_ack_async_event` for a CQ, QP or SRQ event.
     pub fn ack_async_event(&self) {
-        self.events
-            .ack_async(1, |t| self.c_update(|c| c.async_events_completed = t));
+        let p = self.addr().as_ptr();
+        // SAFETY: as in ack_comp_events, for the kind's events_completed.
+        self.events.ack_async(1, |t| unsafe {
+            match self.kind() {
+                Kind::Cq => (*p.cast::<ibv_cq>()).async_events_completed = t,
+                Kind::Qp => (*p.cast::<ibv_qp>()).events_completed = t,
+                Kind::Srq => (*p.cast::<ibv_srq>()).events_completed = t,
+                _ => {}
+            }
+        });
     }
-}
 
-impl Qp {
-    /// `ibv_ack_async_event` for a QP event.
-    pub fn ack_async_event(&self) {
-        self.events
-            .ack_async(1, |t| self.c_update(|c| c.qp_base.events_completed = t));
-    }
-}
-
-impl Srq {
-    /// `ibv_ack_async_event` for an SRQ event.
-    pub fn ack_async_event(&self) {
-        self.events
-            .ack_async(1, |t| self.c_update(|c| c.events_completed = t));
-    }
-}
-
-/// The CQs using a completion channel (`ibv_comp_channel::refcnt`, which
-/// `ibv_destroy_comp_channel` checks): kept in the C struct, as rdma-core.
-impl CompChannel {
+    /// `ibv_comp_channel::refcnt`: the CQs using a completion channel, which
+    /// `ibv_destroy_comp_channel` checks; kept in the C struct, as rdma-core.
     fn refcnt(&self) -> &AtomicI32 {
-        let p = self.c_full();
-        // SAFETY: `refcnt` is an aligned c_int inside our live allocation; we
+        let p = self.c::<ibv_comp_channel>();
+        // SAFETY: `refcnt` is an aligned c_int inside the live C struct; we
         // only ever access it atomically (C only reads it).
         unsafe { AtomicI32::from_ptr(&raw mut (*p).refcnt) }
     }

@@ -1,11 +1,37 @@
-//! Ownership of the objects whose addresses C holds.
+//! Ownership of the objects whose addresses C holds: the control path's way in.
 //!
 //! Every object we hand to C (device, context, PD, CQ, QP, ...) is an `Arc` kept
 //! in one registry keyed by the address of its C struct. A pointer coming back
-//! from C is only dereferenced after it is found there with the right type, so a
+//! from C is only dereferenced after it is found there with the right kind, so a
 //! stale, foreign or garbage pointer gives EINVAL instead of undefined behaviour,
 //! and an object stays alive while a verb is using it even if another thread
 //! destroys it meanwhile.
+//!
+//! # The object model (API summary)
+//! - Roots (device, context) are Rust objects ([`CObject`]): [`publish`],
+//!   [`lookup`], [`retire`].
+//! - Everything a context creates is an [`Obj`] record, whatever provider made
+//!   it: its [`Kind`], the C pointer (the head of the provider's object: a Rust
+//!   provider's `#[repr(C)]` slab object or a C provider's own struct), its
+//!   owning context (`obj.ctx`, whose `ops` the verbs dispatch to), the generic
+//!   bookkeeping ([`Events`]: event acknowledgements, destroy claim) and the
+//!   provider's ownership [`Token`].
+//! - A provider's create returns a [`New`] (C pointer + token); the verbs layer
+//!   wraps it with [`adopt`] (kind from the C type, see [`KindOf`]) and hands
+//!   the pointer to C. [`get`] finds a live object of a kind (`get::<ibv_qp, _>`),
+//!   [`take`]/[`take_if`] remove it (destroy), [`events::destroy`] runs the
+//!   event-acknowledging destroy of CQs, QPs and SRQs, [`take_owned_by`] all
+//!   the objects of a closed context.
+//! - The data path does not come here: a Rust provider checks C's pointers
+//!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
+//!   check, see `slab`).
+
+pub mod events;
+mod obj;
+pub mod slab;
+
+pub use events::EventCounts;
+pub use obj::{Kind, KindOf, New, Obj, Token};
 
 use crate::entry::{Errno, Result};
 use std::any::Any;
@@ -106,10 +132,9 @@ pub fn retire_if<T: CObject>(
     })
 }
 
-/// Takes back from C every object `pred` selects (ibv_close_device: all the
-/// objects of the context). They are returned so that the caller drops them
-/// outside the registry lock.
-pub fn retire_where(
+/// Takes back from C every object `pred` selects; returned so that the
+/// caller drops them outside the registry lock.
+fn retire_where(
     pred: impl Fn(&(dyn Any + Send + Sync)) -> bool,
 ) -> Vec<Arc<dyn Any + Send + Sync>> {
     with_map(|m| {
@@ -119,6 +144,74 @@ pub fn retire_where(
             .map(|(k, _)| *k)
             .collect();
         keys.iter().filter_map(|k| m.remove(k)).collect()
+    })
+}
+
+/// Hands a provider's new object to C: registered as a `C::KIND` owned by
+/// `ctx`; returns the pointer C gets.
+pub fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
+    let obj = Arc::new(Obj::new(C::KIND, ctx, new));
+    let p = obj.c::<C>();
+    with_map(|m| m.insert(p as usize, obj as Entry));
+    p
+}
+
+fn as_kind<C: KindOf, O: Send + Sync + 'static>(e: &Entry) -> Option<&Obj<O>> {
+    e.downcast_ref::<Obj<O>>().filter(|o| o.kind() == C::KIND)
+}
+
+/// The live object C's pointer `p` names, if it is one of kind `C::KIND`.
+pub fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let g = REGISTRY.read().unwrap_or_else(|p| p.into_inner());
+    let e = g.as_ref().and_then(|m| m.get(&(p as usize)));
+    let r = e.filter(|e| as_kind::<C, O>(e).is_some()).cloned();
+    drop(g);
+    r.and_then(|e| e.downcast::<Obj<O>>().ok())
+        .ok_or(Errno::EINVAL)
+}
+
+/// Takes an object back from C (a destroy): see [`take_if`].
+pub fn take<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
+    take_if::<C, O>(p, |_| Ok(()))
+}
+
+/// Takes the object of kind `C::KIND` at `p` back from C when `can_go`
+/// agrees (the provider's destroy), checked under the registry lock so two
+/// destroys of one object cannot both succeed. The object is released when
+/// the returned reference (and any a verb in flight holds) goes.
+pub fn take_if<C: KindOf, O: Send + Sync + 'static>(
+    p: *const C,
+    can_go: impl FnOnce(&Obj<O>) -> Result<()>,
+) -> Result<Arc<Obj<O>>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let key = p as usize;
+    let r = with_map(|m| {
+        let obj = m
+            .get(&key)
+            .and_then(|e| as_kind::<C, O>(e))
+            .ok_or(Errno::EINVAL)?;
+        can_go(obj)?;
+        m.remove(&key)
+            .and_then(|e| e.downcast::<Obj<O>>().ok())
+            .ok_or(Errno::EINVAL)
+    });
+    if let Ok(o) = &r {
+        o.retire();
+    }
+    r
+}
+
+/// Takes back from C every object owned by `ctx` (ibv_close_device). They
+/// are returned so that the caller drops them outside the registry lock.
+pub fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Entry> {
+    retire_where(|e| {
+        e.downcast_ref::<Obj<O>>()
+            .is_some_and(|o| Arc::ptr_eq(&o.ctx, ctx))
     })
 }
 

@@ -1,0 +1,391 @@
+//! Type-stable memory for the objects whose C pointers the data path takes
+//! back without a registry lookup (QP, CQ, SRQ, AH, MR, MW, ...).
+//!
+//! Each object type has one static [`Slab`]: chunks of slots that are never
+//! returned to the general allocator while the library is loaded (chunk `i`
+//! holds `BASE << i` slots, so the list of chunks stays short). A slot is a
+//! small header (live tag, count of data-path calls in flight) followed by
+//! the object, whose first member is the verbs C struct: the pointer C holds
+//! is the object's address.
+//!
+//! The data-path check [`Slab::pin`] first proves, by address arithmetic
+//! alone, that a pointer is the object of one of this slab's slots; only then
+//! does it read that slot's header, which is our memory whatever the caller
+//! passed. It never reads memory before or around a foreign pointer, and never
+//! memory that went back to the allocator: a stale pointer finds a cleared tag
+//! (`None`) or a live object of the same type, which is all C's raw pointers
+//! can promise.
+//!
+//! Guarantee for a thread that uses an object while another destroys it: a
+//! data-path call holds a [`Pinned`] for its whole duration. Destroy first
+//! clears the tag, then waits for the pins in flight to go ([`Token::retire`]);
+//! only after that are the object's rings unmapped and its slot reused
+//! ([`Token::release`]). So a call either completes on the intact object
+//! (before the destroy finished) or sees the cleared tag and returns EINVAL;
+//! it never touches unmapped or freed memory and never waits for the
+//! destroyer (pins are held for one call, never across calls).
+#![allow(unsafe_code)]
+
+use super::Token;
+use std::cell::UnsafeCell;
+use std::ffi::c_void;
+use std::mem::{MaybeUninit, offset_of};
+use std::ptr::NonNull;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+/// Slots in the first chunk; chunk `i` has `BASE << i`.
+const BASE: usize = 8;
+/// Chunks per slab: `BASE << MAX_CHUNKS` objects is beyond any process.
+const MAX_CHUNKS: usize = 40;
+
+#[repr(C)]
+struct Slot<T> {
+    /// The slab's tag while the slot holds a live object; 0 otherwise.
+    tag: AtomicU64,
+    /// Data-path calls in flight on this slot ([`Pinned`]).
+    pins: AtomicU32,
+    val: UnsafeCell<MaybeUninit<T>>,
+}
+
+/// The slots of one object type. `T` is `#[repr(C)]` with its verbs C struct
+/// first, so the address of a slot's `T` is the pointer C holds.
+pub struct Slab<T: 'static> {
+    tag: u64,
+    chunks: [AtomicPtr<Slot<T>>; MAX_CHUNKS],
+    nchunks: AtomicUsize,
+    /// Free slots (addresses); also serialises growth.
+    free: Mutex<Vec<usize>>,
+}
+
+// SAFETY: slots are reached through atomics (header) and, for the object,
+// only while the slot is live; T itself must be Sync + Send to be shared.
+unsafe impl<T: Send + Sync> Sync for Slab<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Send for Slab<T> {}
+
+const VAL: usize = offset_of!(Slot<u64>, val);
+
+impl<T: Send + Sync + 'static> Slab<T> {
+    /// A slab whose live slots carry `tag` (non-zero; the type's name hash
+    /// by convention, see [`tag_of`]).
+    pub const fn new(tag: u64) -> Self {
+        assert!(tag != 0);
+        Slab {
+            tag,
+            chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_CHUNKS],
+            nchunks: AtomicUsize::new(0),
+            free: Mutex::new(Vec::new()),
+        }
+    }
+
+    const fn val_off() -> usize {
+        offset_of!(Slot<T>, val)
+    }
+
+    /// The slot whose object is at `p`, if `p` is exactly such an address in
+    /// one of our chunks. Pure address arithmetic: reads no memory at `p`.
+    #[inline]
+    fn slot_of(&self, p: *const c_void) -> Option<&Slot<T>> {
+        let a = p as usize;
+        let sz = size_of::<Slot<T>>();
+        let n = self.nchunks.load(Ordering::Acquire);
+        for (i, c) in self.chunks[..n].iter().enumerate() {
+            let base = c.load(Ordering::Relaxed) as usize;
+            let off = a.wrapping_sub(base + Self::val_off());
+            if off < (BASE << i) * sz && off.is_multiple_of(sz) {
+                // SAFETY: a slot of a chunk we allocated and never free.
+                return Some(unsafe { &*((base + off) as *const Slot<T>) });
+            }
+        }
+        None
+    }
+
+    /// The data-path check: the live object C's pointer `p` names, held for
+    /// the caller's call (see the module doc). `None` for NULL, foreign,
+    /// misaligned and destroyed pointers. Reads only our own memory.
+    #[inline]
+    pub fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
+        let s = self.slot_of(p)?;
+        s.pins.fetch_add(1, Ordering::SeqCst);
+        if s.tag.load(Ordering::SeqCst) != self.tag {
+            s.pins.fetch_sub(1, Ordering::Release);
+            return None;
+        }
+        Some(Pinned { slot: s })
+    }
+
+    /// The object at `p` for the control path, whose registry entry keeps it
+    /// from being released: address check only (a retired object, whose tag
+    /// is already cleared, is still valid until released).
+    ///
+    /// # Safety
+    /// `p` came from [`Vacant::fill`] of this slab and its [`Token::release`]
+    /// has not run (its registry entry is alive), for as long as `'a`.
+    pub unsafe fn get<'a>(&'static self, p: *const c_void) -> Option<&'a T> {
+        let s = self.slot_of(p)?;
+        // SAFETY: per the contract the slot holds an initialised T.
+        Some(unsafe { (*s.val.get()).assume_init_ref() })
+    }
+
+    /// A free slot, its address known before the object is built (the
+    /// kernel's `user_handle`).
+    pub fn vacant(&'static self) -> Vacant<T> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        if free.is_empty() {
+            self.grow(&mut free);
+        }
+        let a = free.pop().expect("slab grew");
+        Vacant {
+            slab: self,
+            slot: a as *mut Slot<T>,
+        }
+    }
+
+    fn grow(&self, free: &mut Vec<usize>) {
+        let i = self.nchunks.load(Ordering::Relaxed);
+        assert!(i < MAX_CHUNKS, "slab exhausted");
+        let n = BASE << i;
+        let layout = std::alloc::Layout::array::<Slot<T>>(n).expect("slab layout");
+        // SAFETY: a non-zero layout; an all-zero header is a free slot. The
+        // chunk is never freed (type-stable memory).
+        let base = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot<T>>();
+        if base.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        self.chunks[i].store(base, Ordering::Relaxed);
+        self.nchunks.store(i + 1, Ordering::Release);
+        free.reserve(n);
+        // Lowest address first out.
+        for k in (0..n).rev() {
+            free.push(base.wrapping_add(k) as usize);
+        }
+    }
+
+    fn put_back(&self, slot: *mut Slot<T>) {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        free.push(slot as usize);
+    }
+
+    /// Live slots (for leak tests).
+    #[allow(dead_code)]
+    pub fn live(&'static self) -> usize {
+        let n = self.nchunks.load(Ordering::Acquire);
+        let total: usize = (0..n).map(|i| BASE << i).sum();
+        total - self.free.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+/// FNV-1a of a type name: a distinct non-zero tag per object type.
+pub const fn tag_of(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < b.len() {
+        h ^= b[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h | 1
+}
+
+/// A slot taken from the free list, not yet holding an object; goes back
+/// if dropped unfilled (a failed create).
+pub struct Vacant<T: Send + Sync + 'static> {
+    slab: &'static Slab<T>,
+    slot: *mut Slot<T>,
+}
+
+impl<T: Send + Sync + 'static> Vacant<T> {
+    /// Where the object will be: its C pointer.
+    pub fn addr(&self) -> NonNull<c_void> {
+        // SAFETY: a slot of a live chunk; projection only.
+        let p = unsafe { (*self.slot).val.get() };
+        NonNull::new(p.cast()).expect("slot address")
+    }
+
+    /// Builds the object in the slot and makes it live: `pin` finds it from
+    /// now on. Returns what the registry owns ([`super::New`]).
+    pub fn fill(self, v: T) -> super::New {
+        let slot = self.slot;
+        let slab = self.slab;
+        std::mem::forget(self);
+        // SAFETY: the slot is ours (taken from the free list, no pins can
+        // hold a non-live slot past their tag check).
+        unsafe {
+            (*(*slot).val.get()).write(v);
+            (*slot).tag.store(slab.tag, Ordering::SeqCst);
+        }
+        // SAFETY: projection inside our chunk.
+        let p = unsafe { (*slot).val.get() }.cast::<c_void>();
+        super::New::of(NonNull::new(p).expect("slot address"), Some(slab))
+    }
+}
+
+impl<T: Send + Sync + 'static> Drop for Vacant<T> {
+    fn drop(&mut self) {
+        self.slab.put_back(self.slot);
+    }
+}
+
+impl<T: Send + Sync + 'static> Token for Slab<T> {
+    unsafe fn retire(&self, c: NonNull<c_void>) {
+        let Some(s) = self.slot_of(c.as_ptr()) else {
+            return;
+        };
+        s.tag.store(0, Ordering::SeqCst);
+        let mut spins = 0u32;
+        while s.pins.load(Ordering::SeqCst) != 0 {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    unsafe fn release(&self, c: NonNull<c_void>) {
+        // SAFETY: per the trait contract, after retire.
+        unsafe { self.retire(c) };
+        let Some(s) = self.slot_of(c.as_ptr()) else {
+            return;
+        };
+        // SAFETY: the slot held a live T (filled); no pin can reach it any
+        // more (tag cleared, pins drained) and the registry's last reference
+        // is going: nobody else uses the T.
+        unsafe { (*s.val.get()).assume_init_drop() };
+        self.put_back(std::ptr::from_ref(s).cast_mut());
+    }
+}
+
+/// One data-path call's hold on a live object: the object cannot be
+/// released until it goes (see the module doc).
+pub struct Pinned<T: 'static> {
+    slot: &'static Slot<T>,
+}
+
+impl<T> std::ops::Deref for Pinned<T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        // SAFETY: the tag was live after our pin, so the T is initialised and
+        // is not dropped before the pin goes.
+        unsafe { (*self.slot.val.get()).assume_init_ref() }
+    }
+}
+
+impl<T> Pinned<T> {
+    /// Whether the object is still live: false once a destroy has begun to
+    /// fence it out (the call holding this pin should then give up instead
+    /// of waiting, e.g. for a lock; the destroy waits for it).
+    #[inline]
+    pub fn alive(&self) -> bool {
+        self.slot.tag.load(Ordering::Relaxed) != 0
+    }
+}
+
+impl<T> Drop for Pinned<T> {
+    #[inline]
+    fn drop(&mut self) {
+        self.slot.pins.fetch_sub(1, Ordering::Release);
+    }
+}
+
+const _: () = assert!(VAL >= 12);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::New;
+
+    #[repr(C)]
+    struct Thing {
+        c: u64,
+        v: std::sync::Arc<()>,
+    }
+
+    static THINGS: Slab<Thing> = Slab::new(tag_of("Thing"));
+    static OTHERS: Slab<Thing> = Slab::new(tag_of("Other"));
+
+    fn make(s: &'static Slab<Thing>, c: u64) -> (New, std::sync::Arc<()>) {
+        let v = std::sync::Arc::new(());
+        let n = s.vacant().fill(Thing { c, v: v.clone() });
+        (n, v)
+    }
+
+    #[test]
+    fn pin_live_stale_foreign_wrong_type() {
+        let (n, v) = make(&THINGS, 7);
+        let p = n.c().as_ptr();
+        assert_eq!(THINGS.pin(p).map(|t| t.c), Some(7));
+        // Wrong type: another slab's address check fails.
+        assert!(OTHERS.pin(p).is_none());
+        // Inside the object, not at its start.
+        assert!(THINGS.pin(p.cast::<u8>().wrapping_add(8).cast()).is_none());
+        // Foreign and NULL.
+        let x = 5u64;
+        assert!(THINGS.pin((&raw const x).cast()).is_none());
+        assert!(THINGS.pin(std::ptr::null()).is_none());
+        drop(n); // retire + release
+        assert_eq!(std::sync::Arc::strong_count(&v), 1, "dropped in place");
+        // Stale: the tag is cleared, the memory still ours.
+        assert!(THINGS.pin(p).is_none());
+        // Reused: a live object of the same type.
+        let (n2, _) = make(&THINGS, 9);
+        if n2.c().as_ptr() == p {
+            assert_eq!(THINGS.pin(p).map(|t| t.c), Some(9));
+        }
+    }
+
+    #[test]
+    fn handle_after_unmapped_page() {
+        // A pointer at the start of a page whose preceding page is unmapped:
+        // the check must not read before it (or at it).
+        // SAFETY: plain anonymous mappings of our own.
+        unsafe {
+            let pg = 4096usize;
+            let m = libc::mmap(
+                std::ptr::null_mut(),
+                2 * pg,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(m, libc::MAP_FAILED);
+            assert_eq!(libc::munmap(m, pg), 0);
+            let p = m.cast::<u8>().add(pg).cast::<c_void>();
+            assert!(THINGS.pin(p).is_none());
+            libc::munmap(p, pg);
+            // And an unmapped page itself.
+            assert!(THINGS.pin(m).is_none());
+        }
+    }
+
+    #[test]
+    fn retire_waits_for_pins() {
+        let (n, _) = make(&THINGS, 1);
+        let p = n.c().as_ptr() as usize;
+        let pin = THINGS.pin(p as *const c_void).expect("live");
+        let t = std::thread::spawn(move || drop(n));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // The destroyer waits for our call; the object is intact meanwhile.
+        assert!(!t.is_finished());
+        assert_eq!(pin.c, 1);
+        drop(pin);
+        t.join().unwrap();
+        assert!(THINGS.pin(p as *const c_void).is_none());
+    }
+
+    #[test]
+    fn grows_and_reuses() {
+        let v: Vec<_> = (0..100).map(|i| make(&OTHERS, i).0).collect();
+        for (i, n) in v.iter().enumerate() {
+            assert_eq!(OTHERS.pin(n.c().as_ptr()).map(|t| t.c), Some(i as u64));
+        }
+        let live = OTHERS.live();
+        drop(v);
+        assert_eq!(OTHERS.live(), live - 100);
+    }
+}
