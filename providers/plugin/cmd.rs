@@ -65,7 +65,7 @@ unsafe fn put_resp<T: Pod>(resp: *mut c_void, size: usize, v: &T) {
 }
 
 fn ctx_of(ctx: *mut ibv_context) -> Result<std::sync::Arc<Context>> {
-    object::lookup::<Context>(ctx)
+    super::context::context_of(ctx)
 }
 
 /// An object's context, from its C struct (ours to check first: the

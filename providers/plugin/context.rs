@@ -28,6 +28,10 @@ pub struct Priv {
     pub ops: RwLock<verbs_context_ops>,
     pending: Mutex<Pending>,
     pub device: Arc<Device>,
+    /// Our Context once opened. The plugin's kernel commands reach its fds
+    /// through this, never through the object registry: some verbs call the
+    /// plugin while holding the registry's lock (destroys checked under it).
+    opened: std::sync::OnceLock<std::sync::Weak<Context>>,
 }
 
 #[derive(Default)]
@@ -61,12 +65,21 @@ pub fn any_hosted() -> bool {
 /// Runs `f` on the command fd of a hosted context: our Context's once it is
 /// open, the pending one while the plugin is still setting it up.
 pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result<R>) -> Result<R> {
-    if let Ok(c) = object::lookup::<Context>(ctx) {
+    let p = priv_of(ctx)?;
+    if let Some(c) = opened(&p) {
         return f(&c.uverbs);
     }
-    let p = priv_of(ctx)?;
     let g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
     f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
+}
+
+/// Our Context of a hosted context, once opened (without the registry).
+pub fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
+    opened(&*priv_of(ctx)?).ok_or(Errno::EINVAL)
+}
+
+fn opened(p: &Priv) -> Option<Arc<Context>> {
+    p.opened.get().and_then(std::sync::Weak::upgrade)
 }
 
 /// ibv_cmd_get_context's result: the async fd goes to the pending context.
@@ -123,6 +136,7 @@ pub unsafe fn init_context(
             async_fd: None,
         }),
         device: dev,
+        opened: std::sync::OnceLock::new(),
     });
     // The plugin never reads `priv`; it names our record for debuggers.
     v.r#priv = Arc::as_ptr(&p).cast_mut().cast();
@@ -216,7 +230,16 @@ pub unsafe fn set_ops(vctx: *mut verbs_context, ops: &verbs_context_ops) -> Resu
 /// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
 /// the registry to the plugin's private ops.
 fn set_lib_ops(v: &mut verbs_context) {
+    // The data path stays the plugin's own: verbs.h's inline functions call
+    // these slots directly, so whatever our library puts there for its own
+    // providers is undone for a plugin.
+    let o = v.context.ops;
     crate::verbs::vctx::fill(v);
+    let n = &mut v.context.ops;
+    (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) =
+        (o.poll_cq, o.req_notify_cq, o.post_send, o.post_recv);
+    (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) =
+        (o.post_srq_recv, o.alloc_mw, o.dealloc_mw, o.bind_mw);
     v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
         // SAFETY: rdma-core stores these as untyped function pointers.
         unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
@@ -262,8 +285,8 @@ pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Contex
         Some(f) => f,
         None => std::fs::File::open("/dev/null")?.into(),
     };
-    let ops = Box::new(super::ops::Hosted { p });
-    Ok(crate::context::open_hosted(
-        dev, uverbs, async_fd, vctx, ops,
-    ))
+    let ops = Box::new(super::ops::Hosted { p: p.clone() });
+    let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
+    let _ = p.opened.set(Arc::downgrade(&ctx));
+    Ok(ctx)
 }
