@@ -729,7 +729,23 @@ pub unsafe fn create_cq_ex(
     let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     let c = ctx_of(ctx).ok();
     let cq = vcq.cast::<ibv_cq>();
+    // As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
+    // timestamp and ignore-overrun requests become kernel CQ flags.
+    const MASK_FLAGS: u32 = 1 << 0;
+    const MASK_PD: u32 = 1 << 1;
+    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut flags = 0;
+    if a.wc_flags & (1 << 7) != 0 {
+        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
+        flags |= 1 << 1;
+    }
     let args = CqCreate {
+        flags,
+        flags_need_ex: flags != 0,
         cqe: a.cqe,
         user_handle: cq as u64,
         // SAFETY: a channel the library checked (or NULL).

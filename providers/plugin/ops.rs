@@ -343,6 +343,17 @@ impl ContextOps for Hosted {
         Ok(srq.events.acked())
     }
 
+    /// rdma-core's ibv_init_ah_from_wc is the library's own, for every provider.
+    fn init_ah_from_wc(
+        &self,
+        ctx: &Context,
+        port: u8,
+        wc: &ibv_wc,
+        grh: Option<&ibv_grh>,
+        ah_attr: &mut ibv_ah_attr,
+    ) -> Result<()> {
+        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
+    }
     fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         // SAFETY: a live QP of this plugin; the caller's GID.
         ret(unsafe { self.ops().attach_mcast.ok_or(NO)?(qp.c::<ibv_qp>(), gid, lid) })
