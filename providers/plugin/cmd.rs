@@ -791,11 +791,13 @@ pub unsafe fn create_qp_ex2(
     // SAFETY: the caller's attributes.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     let mask = |bit: ibv_qp_init_attr_mask| a.comp_mask & bit.0 != 0;
-    if !mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_PD)
-        || mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_XRCD)
-    {
-        // XRC and RSS QPs are not hosted yet.
+    if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_XRCD) {
+        // XRC QPs are not hosted yet.
         return Err(Errno::EOPNOTSUPP);
+    }
+    if !mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_PD) {
+        // A QP other than an XRC target needs its PD, as rdma-core checks.
+        return Err(Errno::EINVAL);
     }
     object::get::<ibv_pd, Context>(a.pd)?;
     // SAFETY: a live PD of the plugin.
