@@ -17,7 +17,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header unit-test abi-test c-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck
+.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck
 
 all: lib $(PC)
 
@@ -53,7 +53,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-test: all unit-test check-header fuzz-smoke ub-test abi-test c-test vm-test vm-test-backports vm-memcheck pkg-test
+test: all unit-test check-header fuzz-smoke ub-test abi-test c-test plugin-test vm-test vm-test-backports vm-memcheck pkg-test
 
 install: all static
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/infiniband
@@ -75,6 +75,9 @@ abi-test: all
 c-test: all
 	c-tests/run.sh
 	c-tests/inline/diff.sh
+
+plugin-test: all
+	tests/plugins/discovery.sh
 
 vm-test: all
 	vm/run-tests.sh

@@ -15,6 +15,8 @@ pub mod context;
 /// cbindgen:ignore
 pub mod device;
 /// cbindgen:ignore
+pub mod driver_abi;
+/// cbindgen:ignore
 pub mod netlink;
 /// cbindgen:ignore
 pub mod provider;
@@ -32,7 +34,7 @@ pub mod verbs;
 pub mod fuzzing;
 
 mod enum_str;
-mod fork;
+pub(crate) mod fork;
 mod object;
 mod rate;
 

@@ -7,7 +7,7 @@
 #   XFAIL  failed, listed in vm/expected-failures.txt (with the reason)
 #   XPASS  passed but listed there: counts as a failure (keep the list honest)
 # Exit status 0 when nothing FAILed or XPASSed. Logs: vm/out/vm-test/.
-# Settings: VM_TEST_LIBS="debian ours preload", VM_TEST_ONLY=REGEX (case names),
+# Settings: VM_TEST_LIBS="debian ours preload plugin", VM_TEST_ONLY=REGEX (case names),
 # VM_KERNEL=stable|backports, VM_TIMEOUT (whole boot, default 1800 s).
 set -euo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-1800}

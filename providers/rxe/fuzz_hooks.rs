@@ -4,6 +4,7 @@
 use std::ffi::c_int;
 
 use super::{ah, cq, qp};
+use crate::context::generic::qp_attr;
 use crate::abi::*;
 use crate::entry::Result;
 
@@ -16,13 +17,13 @@ pub fn qp_check_ex(attr: &ibv_qp_init_attr_ex) -> Result<()> {
 }
 
 pub fn qp_legacy_mask(mask: c_int) -> Result<u32> {
-    qp::legacy_mask(mask)
+    qp_attr::legacy_mask(mask)
 }
 
 /// A modify's address vector goes to the kernel and comes back from a
 /// query unchanged.
 pub fn qp_dest_round_trip(a: &ibv_ah_attr) {
-    let b = qp::ah_from(&qp::dest(a));
+    let b = qp_attr::ah_from(&qp_attr::dest(a));
     assert_eq!(fields(a), fields(&b));
 }
 

@@ -15,11 +15,12 @@ use super::obj::qp::{QPS, QpState, Rq, RxeQp, Sq, SqInner, state};
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
+use crate::context::generic::qp_attr;
 use crate::context::{Context, EventCounts, New, Obj};
 use crate::entry::{Errno, Result};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
-use crate::uverbs::qp::{CreateQp, ModifyQp, QpDest, QueryQpResp};
+use crate::uverbs::qp::{CreateQp, QueryQpResp};
 use crate::uverbs::rxe;
 
 const RXE_QP_COMP_MASK_SUP: u32 =
@@ -227,124 +228,8 @@ fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> 
     ProducerQueue::new(Mmap::map(ctx.uverbs.fd(), mi)?, elem)
 }
 
-pub(super) fn dest(ah: &ibv_ah_attr) -> QpDest {
-    QpDest {
-        // SAFETY: every bit pattern of the union is a valid byte array.
-        dgid: unsafe { ah.grh.dgid.raw },
-        flow_label: ah.grh.flow_label,
-        dlid: ah.dlid,
-        reserved: 0,
-        sgid_index: ah.grh.sgid_index,
-        hop_limit: ah.grh.hop_limit,
-        traffic_class: ah.grh.traffic_class,
-        sl: ah.sl,
-        src_path_bits: ah.src_path_bits,
-        static_rate: ah.static_rate,
-        is_global: ah.is_global,
-        port_num: ah.port_num,
-    }
-}
-
-pub(super) fn ah_from(d: &QpDest) -> ibv_ah_attr {
-    ibv_ah_attr {
-        grh: ibv_global_route {
-            dgid: ibv_gid { raw: d.dgid },
-            flow_label: d.flow_label,
-            sgid_index: d.sgid_index,
-            hop_limit: d.hop_limit,
-            traffic_class: d.traffic_class,
-        },
-        dlid: d.dlid,
-        sl: d.sl,
-        src_path_bits: d.src_path_bits,
-        static_rate: d.static_rate,
-        is_global: d.is_global,
-        port_num: d.port_num,
-    }
-}
-
-/// Masks from IBV_QP_RATE_LIMIT on need the extended command, which rxe's
-/// modify and query do not use.
-pub(super) fn legacy_mask(mask: c_int) -> Result<u32> {
-    let mask = mask as u32;
-    if mask & !(IBV_QP_RATE_LIMIT - 1) != 0 {
-        return Err(Errno::EOPNOTSUPP);
-    }
-    Ok(mask)
-}
-
 pub fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
-    let m = legacy_mask(mask)?;
-    let st = state(qp)?;
-    let has = |bit: u32| m & bit != 0;
-    let mut k = ModifyQp {
-        qp_handle: st.handle,
-        attr_mask: m,
-        ..Default::default()
-    };
-    if has(IBV_QP_STATE) {
-        k.qp_state = attr.qp_state.0 as u8;
-    }
-    if has(IBV_QP_CUR_STATE) {
-        k.cur_qp_state = attr.cur_qp_state.0 as u8;
-    }
-    if has(IBV_QP_EN_SQD_ASYNC_NOTIFY) {
-        k.en_sqd_async_notify = attr.en_sqd_async_notify;
-    }
-    if has(IBV_QP_ACCESS_FLAGS) {
-        k.qp_access_flags = attr.qp_access_flags;
-    }
-    if has(IBV_QP_PKEY_INDEX) {
-        k.pkey_index = attr.pkey_index;
-    }
-    if has(IBV_QP_PORT) {
-        k.port_num = attr.port_num;
-    }
-    if has(IBV_QP_QKEY) {
-        k.qkey = attr.qkey;
-    }
-    if has(IBV_QP_AV) {
-        k.dest = dest(&attr.ah_attr);
-    }
-    if has(IBV_QP_PATH_MTU) {
-        k.path_mtu = attr.path_mtu.0 as u8;
-    }
-    if has(IBV_QP_TIMEOUT) {
-        k.timeout = attr.timeout;
-    }
-    if has(IBV_QP_RETRY_CNT) {
-        k.retry_cnt = attr.retry_cnt;
-    }
-    if has(IBV_QP_RNR_RETRY) {
-        k.rnr_retry = attr.rnr_retry;
-    }
-    if has(IBV_QP_RQ_PSN) {
-        k.rq_psn = attr.rq_psn;
-    }
-    if has(IBV_QP_MAX_QP_RD_ATOMIC) {
-        k.max_rd_atomic = attr.max_rd_atomic;
-    }
-    if has(IBV_QP_ALT_PATH) {
-        k.alt_pkey_index = attr.alt_pkey_index;
-        k.alt_port_num = attr.alt_port_num;
-        k.alt_timeout = attr.alt_timeout;
-        k.alt_dest = dest(&attr.alt_ah_attr);
-    }
-    if has(IBV_QP_MIN_RNR_TIMER) {
-        k.min_rnr_timer = attr.min_rnr_timer;
-    }
-    if has(IBV_QP_SQ_PSN) {
-        k.sq_psn = attr.sq_psn;
-    }
-    if has(IBV_QP_MAX_DEST_RD_ATOMIC) {
-        k.max_dest_rd_atomic = attr.max_dest_rd_atomic;
-    }
-    if has(IBV_QP_PATH_MIG_STATE) {
-        k.path_mig_state = attr.path_mig_state.0 as u8;
-    }
-    if has(IBV_QP_DEST_QPN) {
-        k.dest_qp_num = attr.dest_qp_num;
-    }
+    let k = qp_attr::modify_req(state(qp)?.handle, attr, mask)?;
     qp.ctx.uverbs.modify_qp(&k, &[])
 }
 
@@ -356,40 +241,10 @@ pub fn query(
     mask: c_int,
     init: &mut ibv_qp_init_attr,
 ) -> Result<()> {
-    let m = legacy_mask(mask)?;
+    let m = qp_attr::legacy_mask(mask)?;
     let st = state(qp)?;
     let r: QueryQpResp = qp.ctx.uverbs.query_qp(st.handle, m, &[], &mut [])?;
-    attr.qkey = r.qkey;
-    attr.rq_psn = r.rq_psn;
-    attr.sq_psn = r.sq_psn;
-    attr.dest_qp_num = r.dest_qp_num;
-    attr.qp_access_flags = r.qp_access_flags;
-    attr.pkey_index = r.pkey_index;
-    attr.alt_pkey_index = r.alt_pkey_index;
-    attr.qp_state = ibv_qp_state(r.qp_state.into());
-    attr.cur_qp_state = ibv_qp_state(r.cur_qp_state.into());
-    attr.path_mtu = ibv_mtu(r.path_mtu.into());
-    attr.path_mig_state = ibv_mig_state(r.path_mig_state.into());
-    attr.sq_draining = r.sq_draining;
-    attr.max_rd_atomic = r.max_rd_atomic;
-    attr.max_dest_rd_atomic = r.max_dest_rd_atomic;
-    attr.min_rnr_timer = r.min_rnr_timer;
-    attr.port_num = r.port_num;
-    attr.timeout = r.timeout;
-    attr.retry_cnt = r.retry_cnt;
-    attr.rnr_retry = r.rnr_retry;
-    attr.alt_port_num = r.alt_port_num;
-    attr.alt_timeout = r.alt_timeout;
-    let cap = ibv_qp_cap {
-        max_send_wr: r.max_send_wr,
-        max_recv_wr: r.max_recv_wr,
-        max_send_sge: r.max_send_sge,
-        max_recv_sge: r.max_recv_sge,
-        max_inline_data: r.max_inline_data,
-    };
-    attr.cap = cap;
-    attr.ah_attr = ah_from(&r.dest);
-    attr.alt_ah_attr = ah_from(&r.alt_dest);
+    let (cap, sq_sig_all) = qp_attr::query_into(&r, attr);
     let c = qp.read_c(|c: &ibv_qp| *c);
     init.qp_context = c.qp_context;
     init.send_cq = c.send_cq;
@@ -397,7 +252,7 @@ pub fn query(
     init.srq = c.srq;
     init.qp_type = c.qp_type;
     init.cap = cap;
-    init.sq_sig_all = r.sq_sig_all.into();
+    init.sq_sig_all = sq_sig_all;
     Ok(())
 }
 

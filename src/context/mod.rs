@@ -13,7 +13,7 @@ mod ops;
 pub use crate::object::events;
 pub use crate::object::{EventCounts, Kind, New};
 pub use close::close;
-pub use open::open;
+pub use open::{open, open_hosted};
 pub use ops::ContextOps;
 
 /// The registry's record of an object of a context (see `crate::object`).
@@ -36,6 +36,9 @@ pub struct Context {
     pub async_fd: OwnedFd,
     /// The provider's half of the context.
     pub ops: Box<dyn ContextOps>,
+    /// A hosted C plugin's context: the `verbs_context` inside the plugin's
+    /// own allocation, which C holds instead of `c`.
+    hosted: Option<std::ptr::NonNull<crate::driver_abi::v34::verbs_context>>,
 }
 
 // SAFETY: the C struct is filled before publication; afterwards only the
@@ -47,13 +50,18 @@ unsafe impl Send for Context {}
 impl CObject for Context {
     type C = ibv_context;
     fn c_ptr(&self) -> *mut ibv_context {
-        // SAFETY: a field projection inside our own allocation.
-        unsafe { &raw mut (*self.c.get()).context }
+        // SAFETY: a field projection inside our own allocation, or inside the
+        // hosted plugin's context, which lives until the context is closed.
+        match self.hosted {
+            Some(p) => unsafe { &raw mut (*p.as_ptr()).context },
+            None => unsafe { &raw mut (*self.c.get()).context },
+        }
     }
 }
 
 impl Context {
-    /// The verbs_context C sees.
+    /// The verbs_context C sees (a Rust provider's; a hosted plugin's has
+    /// rdma-core 44's layout and is reached through `c_ptr`).
     pub fn c(&self) -> *mut verbs_context {
         self.c.get()
     }

@@ -56,5 +56,27 @@ pub fn open(
         uverbs,
         async_fd,
         ops,
+        hosted: None,
     }))
+}
+
+/// A context a hosted C plugin allocated and initialised (`vctx`, inside its
+/// own allocation): ours only tracks it, owning the command and async fds.
+pub fn open_hosted(
+    dev: &Arc<Device>,
+    uverbs: Uverbs,
+    async_fd: OwnedFd,
+    vctx: std::ptr::NonNull<crate::driver_abi::v34::verbs_context>,
+    ops: Box<dyn ContextOps>,
+) -> Arc<Context> {
+    // SAFETY: plain C data; all-zero is valid (this copy is never used).
+    let c: verbs_context = unsafe { std::mem::zeroed() };
+    Arc::new(Context {
+        c: UnsafeCell::new(c),
+        device: dev.clone(),
+        uverbs,
+        async_fd,
+        ops,
+        hosted: Some(vctx),
+    })
 }

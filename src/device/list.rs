@@ -47,9 +47,9 @@ pub fn refresh() -> Result<Vec<Arc<Device>>> {
             next.push(old.clone());
             continue;
         }
-        match provider::for_device(&dev, ids.get(&dev.ibdev_name).copied()) {
-            Some(p) => {
-                let d = Arc::new(Device::new(dev, p));
+        match provider::device_for(&dev, ids.get(&dev.ibdev_name).copied()) {
+            Some(d) => {
+                let d = Arc::new(d);
                 object::publish(d.clone());
                 next.push(d);
             }

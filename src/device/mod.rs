@@ -11,6 +11,7 @@ use crate::provider::Provider;
 use crate::sysfs::SysfsDevice;
 use std::cell::UnsafeCell;
 use std::ffi::c_char;
+use std::ptr::NonNull;
 
 /// `repr(C)` with the C struct first and a NULL where rdma-core's
 /// `struct verbs_device` keeps its provider ops: rdma-core's direct-verbs
@@ -23,6 +24,9 @@ pub struct Device {
     pub provider: &'static dyn Provider,
     /// The port count netlink reports (0: none), read once when first needed.
     pub num_ports: std::sync::OnceLock<u32>,
+    /// A hosted plugin's device: the `ibv_device` at the head of the
+    /// `verbs_device` the plugin allocated, which C holds instead of `c`.
+    hosted: Option<NonNull<ibv_device>>,
 }
 
 // SAFETY: the C struct is written only in `new`, before the device is published;
@@ -34,7 +38,10 @@ unsafe impl Send for Device {}
 impl CObject for Device {
     type C = ibv_device;
     fn c_ptr(&self) -> *mut ibv_device {
-        self.c.get()
+        match self.hosted {
+            Some(p) => p.as_ptr(),
+            None => self.c.get(),
+        }
     }
 }
 
@@ -63,7 +70,8 @@ fn transport_of(node_type: i32) -> ibv_transport_type {
 }
 
 impl Device {
-    pub fn new(sysfs: SysfsDevice, provider: &'static dyn Provider) -> Device {
+    /// The ibv_device fields rdma-core's core fills from sysfs.
+    pub fn c_fields(sysfs: &SysfsDevice) -> ibv_device {
         // SAFETY: ibv_device is plain C data; all-zero is a valid value.
         let mut c: ibv_device = unsafe { std::mem::zeroed() };
         c.node_type = ibv_node_type(sysfs.node_type);
@@ -72,19 +80,43 @@ impl Device {
         copy_c_str(&mut c.dev_name, &sysfs.uverbs_name);
         copy_c_str(&mut c.dev_path, &sysfs.uverbs_path.to_string_lossy());
         copy_c_str(&mut c.ibdev_path, &sysfs.ibdev_path.to_string_lossy());
+        c
+    }
+
+    pub fn new(sysfs: SysfsDevice, provider: &'static dyn Provider) -> Device {
         Device {
-            c: UnsafeCell::new(c),
+            c: UnsafeCell::new(Self::c_fields(&sysfs)),
             driver_ops: std::ptr::null(),
             sysfs,
             provider,
             num_ports: std::sync::OnceLock::new(),
+            hosted: None,
         }
     }
 
-    /// The ibv_device C sees; never written after `new`.
+    /// A device a hosted plugin allocated: `c` is the `ibv_device` at the
+    /// head of its `verbs_device`, already filled in.
+    pub fn hosted(
+        sysfs: SysfsDevice,
+        provider: &'static dyn Provider,
+        c: NonNull<ibv_device>,
+    ) -> Device {
+        Device {
+            hosted: Some(c),
+            ..Self::new(sysfs, provider)
+        }
+    }
+
+    /// The plugin's device, for a hosted one.
+    pub fn hosted_c(&self) -> Option<NonNull<ibv_device>> {
+        self.hosted
+    }
+
+    /// The ibv_device C sees; never written after construction.
     pub fn c(&self) -> &ibv_device {
-        // SAFETY: see the Sync impl: no writes after construction.
-        unsafe { &*self.c.get() }
+        // SAFETY: see the Sync impl: no writes after construction (a hosted
+        // plugin's device is filled before it is published).
+        unsafe { &*self.c_ptr() }
     }
 
     /// Same kernel device as `other` (same name, char device and creation time).

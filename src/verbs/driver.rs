@@ -1,15 +1,19 @@
 //! rdma-core's provider-driver interface (IBVERBS_PRIVATE_34): the functions
-//! its C providers (libmlx5, libefa, ...) call into libibverbs. Our providers
-//! are built in, so no such provider ever gets a context from us; but programs
-//! such as perftest link the providers' direct-verbs libraries, which need
-//! these symbols to load. Each fails cleanly with ENOSYS if ever called.
-//! Not declared in verbs.h.
+//! its C provider plugins (libmlx5, librxe, ...) call into libibverbs. They
+//! only check and convert; the host is `providers::plugin`. Programs such as
+//! perftest also link the plugins' direct-verbs libraries, which need these
+//! symbols to load. Not declared in verbs.h.
 
-use crate::entry::{Errno, set_errno};
-use std::ffi::{c_int, c_uint, c_void};
+use crate::abi::*;
+use crate::driver_abi::v34::*;
+use crate::driver_abi::v34::verbs_context as VerbsContext44;
+use crate::entry::Errno;
+use crate::providers::plugin::{cmd, context, ops};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
 
-const NO_DRIVERS: Errno = Errno::ENOSYS;
+/// What this library cannot do yet for a hosted plugin.
+const NO_DRIVERS: Errno = Errno::EOPNOTSUPP;
 
 macro_rules! driver_api {
     (errno $($name:ident),* $(,)?) => {$(
@@ -18,50 +22,356 @@ macro_rules! driver_api {
             entry!(errno, $name() { Err(NO_DRIVERS) })
         }
     )*};
-    (ptr $($name:ident),* $(,)?) => {$(
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $name(_a: usize, _b: usize, _c: usize, _d: usize, _e: usize, _f: usize) -> *mut c_void {
-            entry!(ptr, $name() { Err::<*mut c_void, _>(NO_DRIVERS) })
-        }
-    )*};
-    (void $($name:ident),* $(,)?) => {$(
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $name(_a: usize, _b: usize, _c: usize, _d: usize, _e: usize, _f: usize) {
-            entry!(value(()), $name() { set_errno(NO_DRIVERS) })
-        }
-    )*};
 }
 
+// Not hosted yet: the rarer commands (XRC, flow steering, WQ/RSS, device
+// memory, counters, flow actions, extended QP/CQ/SRQ creation, raw ioctls).
 driver_api!(errno
-    execute_ioctl, ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_alloc_mw, ibv_cmd_alloc_pd,
-    ibv_cmd_attach_mcast, ibv_cmd_close_xrcd, ibv_cmd_create_ah, ibv_cmd_create_counters,
-    ibv_cmd_create_cq, ibv_cmd_create_cq_ex, ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp,
-    ibv_cmd_create_qp, ibv_cmd_create_qp_ex, ibv_cmd_create_qp_ex2, ibv_cmd_create_rwq_ind_table,
-    ibv_cmd_create_srq, ibv_cmd_create_srq_ex, ibv_cmd_create_wq, ibv_cmd_dealloc_mw,
-    ibv_cmd_dealloc_pd, ibv_cmd_dereg_mr, ibv_cmd_destroy_ah, ibv_cmd_destroy_counters,
-    ibv_cmd_destroy_cq, ibv_cmd_destroy_flow, ibv_cmd_destroy_flow_action, ibv_cmd_destroy_qp,
-    ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_srq, ibv_cmd_destroy_wq, ibv_cmd_detach_mcast,
-    ibv_cmd_free_dm, ibv_cmd_get_context, ibv_cmd_modify_cq, ibv_cmd_modify_flow_action_esp,
-    ibv_cmd_modify_qp, ibv_cmd_modify_qp_ex, ibv_cmd_modify_srq, ibv_cmd_modify_wq, ibv_cmd_open_qp,
-    ibv_cmd_open_xrcd, ibv_cmd_poll_cq, ibv_cmd_post_recv, ibv_cmd_post_send, ibv_cmd_post_srq_recv,
-    ibv_cmd_query_context, ibv_cmd_query_device_any, ibv_cmd_query_mr, ibv_cmd_query_port,
-    ibv_cmd_query_qp, ibv_cmd_query_srq, ibv_cmd_read_counters, ibv_cmd_reg_dm_mr,
-    ibv_cmd_reg_dmabuf_mr, ibv_cmd_reg_mr, ibv_cmd_req_notify_cq, ibv_cmd_rereg_mr,
-    ibv_cmd_resize_cq,
+    execute_ioctl, ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
+    ibv_cmd_create_counters, ibv_cmd_create_flow,
+    ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex,
+    ibv_cmd_create_rwq_ind_table, ibv_cmd_create_srq_ex, ibv_cmd_create_wq,
+    ibv_cmd_destroy_counters, ibv_cmd_destroy_flow, ibv_cmd_destroy_flow_action,
+    ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq, ibv_cmd_free_dm, ibv_cmd_modify_cq,
+    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_qp_ex, ibv_cmd_modify_wq, ibv_cmd_open_qp,
+    ibv_cmd_open_xrcd, ibv_cmd_poll_cq, ibv_cmd_post_recv, ibv_cmd_post_send,
+    ibv_cmd_post_srq_recv, ibv_cmd_query_context, ibv_cmd_query_mr, ibv_cmd_read_counters,
+    ibv_cmd_reg_dm_mr, ibv_cmd_reg_dmabuf_mr, ibv_cmd_rereg_mr,
 );
-driver_api!(ptr _verbs_init_and_alloc_context, verbs_open_device);
-driver_api!(void __verbs_log, verbs_init_cq, verbs_register_driver_34, verbs_set_ops, verbs_uninit_context);
 
-/// Reads a file of a device's sysfs directory: -1 with errno, as no device of
-/// a C provider exists here.
+/// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
+/// driver.h); devices are matched against it when the device list is read.
 #[unsafe(no_mangle)]
-pub extern "C" fn ibv_read_ibdev_sysfs_file(
-    _buf: usize,
-    _size: usize,
-    _dev: usize,
-    _fnfmt: usize,
+pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) {
+    entry!(value(()), verbs_register_driver_34(ops) {
+        // SAFETY: a plugin's static ops table, which lives as long as the
+        // plugin stays loaded (for good: plugins are never unloaded).
+        if let Some(ops) = unsafe { ops.as_ref() } {
+            crate::providers::plugin::load::register(ops);
+        }
+    })
+}
+
+/// The plugin's context struct, zeroed, with our verbs_context initialised
+/// at `context_offset` (an offset disguised as a pointer, as rdma-core's
+/// macro passes it); NULL with errno on failure (the fd is then closed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn _verbs_init_and_alloc_context(
+    device: *mut ibv_device,
+    cmd_fd: c_int,
+    alloc_size: usize,
+    context_offset: *mut VerbsContext44,
+    driver_id: u32,
+) -> *mut c_void {
+    entry!(ptr, _verbs_init_and_alloc_context(device, cmd_fd, alloc_size, context_offset, driver_id) {
+        let off = context_offset as usize;
+        if off.checked_add(size_of::<VerbsContext44>()).is_none_or(|end| end > alloc_size) {
+            // SAFETY: the fd is ours to close on failure.
+            unsafe { libc::close(cmd_fd) };
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: calloc; the plugin frees it with free() after
+        // verbs_uninit_context, as with rdma-core.
+        let p = unsafe { libc::calloc(1, alloc_size) };
+        if p.is_null() {
+            // SAFETY: as above.
+            unsafe { libc::close(cmd_fd) };
+            return Err(Errno::ENOMEM);
+        }
+        let v = p.cast::<u8>().wrapping_add(off).cast::<VerbsContext44>();
+        // SAFETY: `v` lies inside the zeroed allocation (checked above).
+        match unsafe { context::init_context(v, device, cmd_fd, driver_id) } {
+            Ok(()) => Ok(p),
+            Err(e) => {
+                // SAFETY: our own allocation, not handed out.
+                unsafe { libc::free(p) };
+                Err(e)
+            }
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn verbs_uninit_context(context_ex: *mut VerbsContext44) {
+    entry!(value(()), verbs_uninit_context(context_ex) {
+        // SAFETY: the plugin's context, per driver.h.
+        unsafe { context::uninit_context(context_ex) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn verbs_set_ops(vctx: *mut VerbsContext44, ops: *const verbs_context_ops) {
+    entry!(value(()), verbs_set_ops(vctx, ops) {
+        // SAFETY: the plugin's (static) op table.
+        if let (false, Some(ops)) = (vctx.is_null(), unsafe { ops.as_ref() }) {
+            // SAFETY: a hosted context being set up (checked inside).
+            let _ = unsafe { context::set_ops(vctx, ops) };
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn verbs_init_cq(
+    cq: *mut ibv_cq,
+    context: *mut ibv_context,
+    channel: *mut ibv_comp_channel,
+    cq_context: *mut c_void,
+) {
+    entry!(value(()), verbs_init_cq(cq, context, channel, cq_context) {
+        if !cq.is_null() {
+            let ch = crate::object::get::<ibv_comp_channel, crate::context::Context>(channel).ok();
+            // SAFETY: the plugin's CQ being set up.
+            unsafe { ops::init_cq(cq, context, ch.as_deref(), cq_context) };
+        }
+    })
+}
+
+/// ibv_open_device for a plugin's own use (mlx5dv_open_device).
+/// `private_data` is not passed on yet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn verbs_open_device(
+    device: *mut ibv_device,
+    private_data: *mut c_void,
+) -> *mut ibv_context {
+    let _ = private_data;
+    // SAFETY: forwarding the caller's device.
+    unsafe { super::device::ibv_open_device(device) }
+}
+
+/// The plugin's log lines: quiet unless VERBS_LOG_LEVEL asks for `level`;
+/// then the format string itself is printed (its arguments are not
+/// formatted: a C variadic function cannot be defined in stable Rust).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __verbs_log(ctx: *mut VerbsContext44, level: u32, fmt: *const c_char) {
+    entry!(value(()), __verbs_log(ctx, level, fmt) {
+        let want = std::env::var("VERBS_LOG_LEVEL").ok().and_then(|v| v.trim().parse::<u32>().ok());
+        if want.is_some_and(|w| level <= w) && !fmt.is_null() {
+            // SAFETY: the plugin's NUL-terminated format string.
+            let f = unsafe { std::ffi::CStr::from_ptr(fmt) };
+            eprint!("{}", f.to_string_lossy());
+        }
+    })
+}
+
+/// Reads a file of a device's sysfs directory (`fnfmt` and up to two
+/// integer or string arguments, all the plugins use): -1 with errno, or the
+/// length read, NUL-terminated, without the trailing newline.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
+    buf: *mut c_char,
+    size: usize,
+    sysfs_dev: *mut verbs_sysfs_dev,
+    fnfmt: *const c_char,
+    a1: usize,
+    a2: usize,
 ) -> c_int {
-    entry!(minus_one, ibv_read_ibdev_sysfs_file() { Err(NO_DRIVERS) })
+    entry!(minus_one, ibv_read_ibdev_sysfs_file(buf, size, sysfs_dev, fnfmt, a1, a2) {
+        if buf.is_null() || sysfs_dev.is_null() || fnfmt.is_null() {
+            return Err(Errno::EINVAL);
+        }
+        let mut rel = [0 as c_char; 256];
+        // SAFETY: snprintf into our buffer with the caller's format and its
+        // first two (register) arguments.
+        let n = unsafe { libc::snprintf(rel.as_mut_ptr(), rel.len(), fnfmt, a1, a2) };
+        if n < 0 || n as usize >= rel.len() {
+            return Err(Errno::ENOMEM);
+        }
+        // SAFETY: the record we made for the plugin; NUL-terminated strings.
+        let (dir, rel) = unsafe {
+            (
+                std::ffi::CStr::from_ptr((*sysfs_dev).ibdev_path.as_ptr()),
+                std::ffi::CStr::from_ptr(rel.as_ptr()),
+            )
+        };
+        let path = std::path::Path::new(&*dir.to_string_lossy()).join(&*rel.to_string_lossy());
+        // SAFETY: the caller gives `size` writable bytes at `buf`.
+        let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), size) };
+        let n = crate::sysfs::read_sysfs_file_buf(&path, out)?;
+        Ok(n as c_int)
+    })
+}
+
+macro_rules! cmd_api {
+    ($name:ident => $f:ident($($arg:ident: $t:ty),*)) => {
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
+            entry!(errno, $name($($arg),*) {
+                // SAFETY: the plugin's objects and buffers, per driver.h.
+                unsafe { cmd::$f($($arg),*) }
+            })
+        }
+    };
+}
+
+cmd_api!(ibv_cmd_get_context => get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_pd => alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_dealloc_pd => dealloc_pd(pd: *mut ibv_pd));
+cmd_api!(ibv_cmd_dereg_mr => dereg_mr(vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_dealloc_mw => dealloc_mw(mw: *mut ibv_mw));
+cmd_api!(ibv_cmd_destroy_cq => destroy_cq(cq: *mut ibv_cq));
+cmd_api!(ibv_cmd_resize_cq => resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_req_notify_cq => req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
+cmd_api!(ibv_cmd_destroy_qp => destroy_qp(qp: *mut ibv_qp));
+cmd_api!(ibv_cmd_create_srq => create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_srq => destroy_srq(srq: *mut ibv_srq));
+cmd_api!(ibv_cmd_create_ah => create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_ah => destroy_ah(ah: *mut ibv_ah));
+cmd_api!(ibv_cmd_create_qp => create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_cq_ex => create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_qp_ex2 => create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_mw => alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_query_device_any(
+    context: *mut ibv_context,
+    input: *const ibv_query_device_ex_input,
+    attr: *mut ibv_device_attr_ex,
+    attr_size: usize,
+    resp: *mut c_void,
+    resp_size: *mut usize,
+) -> c_int {
+    let _ = input;
+    entry!(errno, ibv_cmd_query_device_any(context, attr, attr_size, resp, resp_size) {
+        // SAFETY: the plugin's context and buffers.
+        unsafe { cmd::query_device_any(context, attr, attr_size, resp, resp_size) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_query_port(
+    context: *mut ibv_context,
+    port_num: u8,
+    port_attr: *mut ibv_port_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    let _ = (cmd, cmd_size);
+    entry!(errno, ibv_cmd_query_port(context, port_num, port_attr) {
+        // SAFETY: the plugin's context and out struct.
+        unsafe { cmd::query_port(context, port_num, port_attr) }
+    })
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ibv_cmd_reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    vmr: *mut verbs_mr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    entry!(errno, ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size) {
+        // SAFETY: the plugin's objects and buffers.
+        unsafe { cmd::reg_mr(pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size) }
+    })
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ibv_cmd_create_cq(
+    context: *mut ibv_context,
+    cqe: c_int,
+    channel: *mut ibv_comp_channel,
+    comp_vector: c_int,
+    cq: *mut ibv_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    entry!(errno, ibv_cmd_create_cq(context, cqe, channel, comp_vector, cq, cmd, cmd_size, resp, resp_size) {
+        // SAFETY: the plugin's objects and buffers.
+        unsafe { cmd::create_cq(context, cqe, channel, comp_vector, cq, cmd, cmd_size, resp, resp_size) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_modify_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    attr_mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    entry!(errno, ibv_cmd_modify_qp(qp, attr, attr_mask, cmd, cmd_size) {
+        // SAFETY: the plugin's QP and buffers.
+        unsafe { cmd::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_query_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    attr_mask: c_int,
+    init_attr: *mut ibv_qp_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    let _ = (cmd, cmd_size);
+    entry!(errno, ibv_cmd_query_qp(qp, attr, attr_mask, init_attr) {
+        // SAFETY: the plugin's QP and the caller's out structs.
+        unsafe { cmd::query_qp(qp, attr, attr_mask, init_attr) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_modify_srq(
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_attr,
+    attr_mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    entry!(errno, ibv_cmd_modify_srq(srq, attr, attr_mask, cmd, cmd_size) {
+        // SAFETY: the plugin's SRQ and buffers.
+        unsafe { cmd::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_query_srq(
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    let _ = (cmd, cmd_size);
+    entry!(errno, ibv_cmd_query_srq(srq, attr) {
+        // SAFETY: the plugin's SRQ and the caller's out struct.
+        unsafe { cmd::query_srq(srq, attr) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_attach_mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+) -> c_int {
+    entry!(errno, ibv_cmd_attach_mcast(qp, gid, lid) {
+        // SAFETY: the plugin's QP and the caller's GID.
+        unsafe { cmd::mcast(qp, gid, lid, true) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_detach_mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+) -> c_int {
+    entry!(errno, ibv_cmd_detach_mcast(qp, gid, lid) {
+        // SAFETY: the plugin's QP and the caller's GID.
+        unsafe { cmd::mcast(qp, gid, lid, false) }
+    })
 }
 
 /// The attribute count of an ioctl command buffer chain; providers size a

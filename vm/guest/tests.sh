@@ -3,7 +3,10 @@
 # program x library case, one line per case in $OUTDIR/results.tsv:
 #   LIB<TAB>NAME<TAB>pass|fail<TAB>SECONDS<TAB>DETAIL
 # LIB: debian (Debian's libibverbs), ours (LD_LIBRARY_PATH=<repo>/build/lib),
-# preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1), installed (no variable:
+# preload (LD_PRELOAD=<repo>/build/lib/libibverbs.so.1), plugin (ours by
+# LD_LIBRARY_PATH with IBV_PROVIDERS=plugin: Debian's own C rxe plugin hosted
+# by our library instead of our Rust rxe provider), memcheck (ours under
+# valgrind), installed (no variable:
 # the system's libibverbs.so.1, which vm/guest/pkg-tests.sh has replaced with
 # ours by installing the .deb and checked by checksum). Classification against
 # vm/expected-failures.txt is done by vm/run-tests.sh on the host.
@@ -15,7 +18,7 @@
 # (for mixed cases: the server's library in the server, the client's in the client).
 set -u
 OURS=$REPO/build/lib/libibverbs.so.1
-LIBS=${VM_TEST_LIBS:-debian ours preload}
+LIBS=${VM_TEST_LIBS:-debian ours preload plugin}
 MIXED=${VM_TEST_MIXED:-1}       # run the interop (mixed) pairs
 ONLY=${VM_TEST_ONLY:-}          # regex on case names, to run a subset
 RES=$OUTDIR/results.tsv
@@ -34,6 +37,7 @@ libenv() {
     preload) echo "LD_PRELOAD=$OURS CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
     memcheck) echo "LD_LIBRARY_PATH=$REPO/build/lib CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
     installed) echo "CTEST_IMPL=ours CTEST_EXPECT_LIB=/usr/lib/x86_64-linux-gnu/libibverbs.so.1" ;;
+    plugin) echo "LD_LIBRARY_PATH=$REPO/build/lib IBV_PROVIDERS=plugin CTEST_IMPL=ours CTEST_EXPECT_LIB=$OURS" ;;
   esac
 }
 
@@ -134,7 +138,10 @@ pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4
   want "$name" || return 0
   local mode slib clib col cname d t0 spid rs rc detail i p modes=$LIBS
-  if [ "${INTEROP:-0}" = 1 ] && [ "$MIXED" = 1 ]; then modes="$modes debian:ours ours:debian"; fi
+  if [ "${INTEROP:-0}" = 1 ] && [ "$MIXED" = 1 ]; then
+    modes="$modes debian:ours ours:debian"
+    [[ " $LIBS " == *" plugin "* ]] && modes="$modes debian:plugin plugin:debian"
+  fi
   for mode in $modes; do
     if [[ $mode == *:* ]]; then
       slib=${mode%:*} clib=${mode#*:} col=mixed cname="$name/s-$slib.c-$clib"

@@ -17,3 +17,4 @@ pub mod mw;
 pub mod pd;
 pub mod pkey;
 pub mod port;
+pub mod qp_attr;

@@ -1,0 +1,864 @@
+//! The `ibv_cmd_*` functions plugins call to talk to the kernel, with rdma-core
+//! 44's semantics, over our typed kernel layer (`crate::uverbs`, which picks
+//! the ioctl method or the write() command as rdma-core does). A plugin
+//! passes its command and response structs: the kernel's core struct after
+//! a command header, then its driver data; we send the core fields we fill
+//! and its driver data as is, and hand back the kernel's response the same way.
+//!
+//! Safety, for every `unsafe fn` here: the pointers are the calling plugin's
+//! live objects and buffers of the sizes it gives, as driver.h requires.
+#![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
+
+use super::context::{set_async_fd, with_uverbs};
+use super::objects::Kind;
+use crate::abi::*;
+use crate::context::{Context, EventCounts, generic};
+use crate::driver_abi::v34::*;
+use crate::entry::{Errno, Result};
+use crate::object;
+use crate::uverbs::Pod;
+use crate::uverbs::cq::CqCreate;
+use crate::uverbs::mr::RegMr;
+use crate::uverbs::qp::CreateQp;
+use crate::uverbs::srq::{CreateSrq, ModifySrq};
+use std::ffi::{c_int, c_void};
+
+/// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
+const HDR: usize = 8;
+
+/// The driver data of a plugin's command: after the header and core struct.
+///
+/// # Safety
+/// `cmd` is NULL or holds `size` readable bytes.
+unsafe fn drv_in<'a>(cmd: *const c_void, size: usize, core: usize) -> &'a [u8] {
+    let skip = HDR + core;
+    if cmd.is_null() || size <= skip {
+        return &[];
+    }
+    // SAFETY: per the contract.
+    unsafe { std::slice::from_raw_parts(cmd.cast::<u8>().add(skip), size - skip) }
+}
+
+/// The driver part of a plugin's response buffer: after the core response.
+///
+/// # Safety
+/// `resp` is NULL or holds `size` writable bytes.
+unsafe fn drv_out<'a>(resp: *mut c_void, size: usize, core: usize) -> &'a mut [u8] {
+    if resp.is_null() || size <= core {
+        return &mut [];
+    }
+    // SAFETY: per the contract.
+    unsafe { std::slice::from_raw_parts_mut(resp.cast::<u8>().add(core), size - core) }
+}
+
+/// Writes the core response into the front of the plugin's buffer.
+///
+/// # Safety
+/// `resp` is NULL or holds `size` writable bytes.
+unsafe fn put_resp<T: Pod>(resp: *mut c_void, size: usize, v: &T) {
+    let b = v.as_bytes();
+    if !resp.is_null() {
+        // SAFETY: per the contract; at most `size` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), resp.cast::<u8>(), b.len().min(size)) };
+    }
+}
+
+fn ctx_of(ctx: *mut ibv_context) -> Result<std::sync::Arc<Context>> {
+    super::context::context_of(ctx)
+}
+
+/// An object's context, from its C struct (ours to check first: the
+/// objects come from the plugin that made them).
+///
+/// # Safety
+/// `ctx` was read from a live object of the plugin.
+unsafe fn run<R>(
+    ctx: *mut ibv_context,
+    f: impl FnOnce(&crate::uverbs::Uverbs) -> Result<R>,
+) -> Result<R> {
+    with_uverbs(ctx, f)
+}
+
+pub unsafe fn get_context(
+    vctx: *mut crate::driver_abi::v34::verbs_context,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a hosted context being set up.
+    let ctx = unsafe { &raw mut (*vctx).context };
+    let core = size_of::<crate::uverbs::device::GetContextResp>();
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, core)) };
+    let info = with_uverbs(ctx, |u| u.get_context(di, dout))?;
+    let r = crate::uverbs::device::GetContextResp {
+        async_fd: std::os::fd::AsRawFd::as_raw_fd(&info.async_fd) as u32,
+        num_comp_vectors: info.num_comp_vectors,
+    };
+    // SAFETY: as above.
+    unsafe { put_resp(resp, resp_size, &r) };
+    // SAFETY: the hosted context being set up.
+    unsafe { set_async_fd(ctx, info.async_fd, info.num_comp_vectors) }
+}
+
+pub unsafe fn query_device_any(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_device_attr_ex,
+    attr_size: usize,
+    resp: *mut c_void,
+    resp_size: *mut usize,
+) -> Result<()> {
+    let c = ctx_of(ctx)?;
+    // SAFETY: the caller's struct of `attr_size` bytes; ours is at least that big.
+    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    let size = attr_size.min(size_of::<ibv_device_attr_ex>());
+    let mut full = generic::device::zeroed_attr_ex();
+    let r = generic::device::query_device_any(&c, &mut full, size)?;
+    // SAFETY: `size` bytes of the caller's struct.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&raw const full).cast::<u8>(),
+            (a as *mut ibv_device_attr_ex).cast::<u8>(),
+            size,
+        )
+    };
+    if !resp.is_null() && !resp_size.is_null() {
+        // SAFETY: the plugin's response buffer and its size.
+        unsafe {
+            let n = (*resp_size).min(size_of_val(&r));
+            std::ptr::copy_nonoverlapping((&raw const r).cast::<u8>(), resp.cast::<u8>(), n);
+            *resp_size = n;
+        }
+    }
+    Ok(())
+}
+
+pub unsafe fn query_port(ctx: *mut ibv_context, port: u8, attr: *mut ibv_port_attr) -> Result<()> {
+    let c = ctx_of(ctx)?;
+    // SAFETY: the plugin's out struct.
+    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    generic::port::query_port(&c, port, a)
+}
+
+pub unsafe fn alloc_pd(
+    ctx: *mut ibv_context,
+    pd: *mut ibv_pd,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, 4)) };
+    let h = with_uverbs(ctx, |u| u.alloc_pd(di, dout))?;
+    // SAFETY: the plugin's new PD; its response buffer.
+    unsafe {
+        (*pd).handle = h;
+        (*pd).context = ctx;
+        put_resp(resp, resp_size, &h);
+    }
+    Ok(())
+}
+
+pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
+    // SAFETY: a PD of the plugin.
+    let (ctx, h) = unsafe { ((*pd).context, (*pd).handle) };
+    // SAFETY: as above.
+    unsafe { run(ctx, |u| u.dealloc_pd(h)) }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    vmr: *mut verbs_mr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin.
+    let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
+    let req = RegMr {
+        start: addr as u64,
+        length: length as u64,
+        hca_va,
+        pd_handle: pdh,
+        access_flags: access as u32,
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::mr::RegMrResp>();
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<RegMr>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.reg_mr(&req, di, dout))?;
+    // SAFETY: the plugin's new MR and response buffer.
+    unsafe {
+        let m = &mut (*vmr).ibv_mr;
+        m.handle = r.mr_handle;
+        m.lkey = r.lkey;
+        m.rkey = r.rkey;
+        m.context = ctx;
+        (*vmr).mr_type = IBV_MR_TYPE_MR;
+        (*vmr).access = access;
+        put_resp(resp, resp_size, &r);
+    }
+    Ok(())
+}
+
+pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
+    // SAFETY: an MR of the plugin.
+    let (ctx, h, t) = unsafe { ((*vmr).ibv_mr.context, (*vmr).ibv_mr.handle, (*vmr).mr_type) };
+    if t == IBV_MR_TYPE_NULL_MR {
+        return Ok(());
+    }
+    // SAFETY: as above.
+    unsafe { run(ctx, |u| u.dereg_mr(h)) }
+}
+
+pub unsafe fn alloc_mw(
+    pd: *mut ibv_pd,
+    ty: u32,
+    mw: *mut ibv_mw,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin.
+    let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
+    let core = size_of::<crate::uverbs::mw::AllocMwResp>();
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, core)) };
+    let di = di.get(8..).unwrap_or(&[]);
+    let r = with_uverbs(ctx, |u| u.alloc_mw(pdh, ty as u8, di, dout))?;
+    // SAFETY: the plugin's new MW.
+    unsafe {
+        (*mw).context = ctx;
+        (*mw).pd = pd;
+        (*mw).rkey = r.rkey;
+        (*mw).handle = r.mw_handle;
+        (*mw).r#type = ibv_mw_type(ty);
+        put_resp(resp, resp_size, &r);
+    }
+    Ok(())
+}
+
+pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
+    // SAFETY: an MW of the plugin.
+    let (ctx, h) = unsafe { ((*mw).context, (*mw).handle) };
+    // SAFETY: as above.
+    unsafe { run(ctx, |u| u.dealloc_mw(h)) }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_cq(
+    ctx: *mut ibv_context,
+    cqe: c_int,
+    channel: *mut ibv_comp_channel,
+    vector: c_int,
+    cq: *mut ibv_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    let c = ctx_of(ctx).ok();
+    let a = CqCreate {
+        cqe: cqe as u32,
+        user_handle: cq as u64,
+        // SAFETY: a channel checked by the caller (or NULL).
+        comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
+        comp_vector: vector as u32,
+        async_fd: c
+            .as_ref()
+            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::cq::CreateCqResp>();
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<crate::uverbs::cq::CreateCq>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
+    // SAFETY: the plugin's new CQ and response buffer.
+    unsafe {
+        (*cq).handle = r.cq_handle;
+        (*cq).cqe = r.cqe as c_int;
+        (*cq).context = ctx;
+        put_resp(
+            resp,
+            resp_size,
+            &crate::uverbs::cq::CreateCqResp {
+                cq_handle: r.cq_handle,
+                cqe: r.cqe,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Waits until every event the kernel reported for an object was
+/// acknowledged (as rdma-core's destroy commands do), on the registry's
+/// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on.
+fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
+    if let Ok(o) = object::get::<C, Context>(p) {
+        o.events.wait_acked(reported);
+    }
+}
+
+pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+    // SAFETY: a CQ of the plugin.
+    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
+    // SAFETY: as above.
+    let r = unsafe { run(ctx, |u| u.destroy_cq(h)) }?;
+    wait_acked(
+        cq,
+        EventCounts {
+            comp: r.comp_events_reported,
+            async_: r.async_events_reported,
+        },
+    );
+    Ok(())
+}
+
+pub unsafe fn resize_cq(
+    cq: *mut ibv_cq,
+    cqe: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a CQ of the plugin.
+    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 16), drv_out(resp, resp_size, 8)) };
+    let n = with_uverbs(ctx, |u| u.resize_cq(h, cqe as u32, di, dout))?;
+    // SAFETY: the plugin's CQ and response.
+    unsafe {
+        (*cq).cqe = n as c_int;
+        put_resp(resp, resp_size, &[n, 0u32]);
+    }
+    Ok(())
+}
+
+pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
+    // SAFETY: a CQ of the plugin.
+    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
+    // SAFETY: as above.
+    unsafe { run(ctx, |u| u.req_notify_cq(h, solicited != 0)) }
+}
+
+/// The core fields rdma-core sets on a new QP.
+///
+/// # Safety
+/// `qp` is the plugin's new QP.
+unsafe fn init_qp(
+    qp: *mut ibv_qp,
+    ctx: *mut ibv_context,
+    a: &ibv_qp_init_attr,
+    pd: *mut ibv_pd,
+    handle: u32,
+    qpn: u32,
+) {
+    // SAFETY: per the contract.
+    let q = unsafe { &mut *qp };
+    q.handle = handle;
+    q.qp_num = qpn;
+    q.context = ctx;
+    q.qp_context = a.qp_context;
+    q.pd = pd;
+    q.send_cq = a.send_cq;
+    q.recv_cq = a.recv_cq;
+    q.srq = a.srq;
+    q.qp_type = a.qp_type;
+    q.state = ibv_qp_state::IBV_QPS_RESET;
+    q.events_completed = 0;
+    // SAFETY: the QP's own mutex and condition.
+    unsafe {
+        libc::pthread_mutex_init(&mut q.mutex, std::ptr::null());
+        libc::pthread_cond_init(&mut q.cond, std::ptr::null());
+    }
+}
+
+/// The kernel handle of a CQ or SRQ argument (0 for NULL); EINVAL unless it
+/// is a live object in the registry.
+fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
+    if p.is_null() {
+        return Ok(0);
+    }
+    match kind {
+        Kind::Cq => Ok(object::get::<ibv_cq, Context>(p.cast())?.read_c(|c: &ibv_cq| c.handle)),
+        Kind::Srq => Ok(object::get::<ibv_srq, Context>(p.cast())?.read_c(|c: &ibv_srq| c.handle)),
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_qp(
+    pd: *mut ibv_pd,
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = CreateQp {
+        user_handle: qp as u64,
+        pd_handle: pdh,
+        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
+        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
+        srq_handle: handle_of(a.srq, Kind::Srq)?,
+        max_send_wr: a.cap.max_send_wr,
+        max_recv_wr: a.cap.max_recv_wr,
+        max_send_sge: a.cap.max_send_sge,
+        max_recv_sge: a.cap.max_recv_sge,
+        max_inline_data: a.cap.max_inline_data,
+        sq_sig_all: a.sq_sig_all as u8,
+        qp_type: a.qp_type.0 as u8,
+        is_srq: (!a.srq.is_null()) as u8,
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::qp::CreateQpResp>();
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<CreateQp>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
+    a.cap.max_send_wr = r.max_send_wr;
+    a.cap.max_recv_wr = r.max_recv_wr;
+    a.cap.max_send_sge = r.max_send_sge;
+    a.cap.max_recv_sge = r.max_recv_sge;
+    a.cap.max_inline_data = r.max_inline_data;
+    // SAFETY: the plugin's new QP and response buffer.
+    unsafe {
+        init_qp(qp, ctx, a, pd, r.qp_handle, r.qpn);
+        put_resp(resp, resp_size, &r);
+    }
+    Ok(())
+}
+
+pub unsafe fn modify_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: a QP of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = generic::qp_attr::modify_req(h, a, mask)?;
+    // SAFETY: the plugin's buffer.
+    let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
+    with_uverbs(ctx, |u| u.modify_qp(&req, di))?;
+    if mask & ibv_qp_attr_mask::IBV_QP_STATE.0 as c_int != 0 {
+        // SAFETY: as above.
+        unsafe { (*qp).state = a.qp_state };
+    }
+    Ok(())
+}
+
+pub unsafe fn query_qp(
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_attr,
+    mask: c_int,
+    init: *mut ibv_qp_init_attr,
+) -> Result<()> {
+    // SAFETY: a QP of the plugin; the caller's out structs.
+    let (ctx, h, a, i) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+            init.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let m = generic::qp_attr::legacy_mask(mask)?;
+    let r = with_uverbs(ctx, |u| u.query_qp(h, m, &[], &mut []))?;
+    let (cap, sig) = generic::qp_attr::query_into(&r, a);
+    // SAFETY: as above.
+    unsafe {
+        let q = &*qp;
+        i.qp_context = q.qp_context;
+        i.send_cq = q.send_cq;
+        i.recv_cq = q.recv_cq;
+        i.srq = q.srq;
+        i.qp_type = q.qp_type;
+    }
+    i.cap = cap;
+    i.sq_sig_all = sig;
+    Ok(())
+}
+
+pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
+    // SAFETY: a QP of the plugin.
+    let (ctx, h) = unsafe { ((*qp).context, (*qp).handle) };
+    // SAFETY: as above.
+    let n = unsafe { run(ctx, |u| u.destroy_qp(h)) }?;
+    wait_acked(qp, EventCounts { comp: 0, async_: n });
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_srq(
+    pd: *mut ibv_pd,
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = CreateSrq {
+        user_handle: srq as u64,
+        pd_handle: pdh,
+        max_wr: a.attr.max_wr,
+        max_sge: a.attr.max_sge,
+        srq_limit: a.attr.srq_limit,
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::srq::CreateSrqResp>();
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, size_of::<CreateSrq>()),
+            drv_out(resp, resp_size, core),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_srq(&req, di, dout))?;
+    a.attr.max_wr = r.max_wr;
+    a.attr.max_sge = r.max_sge;
+    // SAFETY: the plugin's new SRQ and response buffer.
+    unsafe {
+        let s = &mut *srq;
+        s.handle = r.srq_handle;
+        s.context = ctx;
+        s.srq_context = a.srq_context;
+        s.pd = pd;
+        s.events_completed = 0;
+        libc::pthread_mutex_init(&mut s.mutex, std::ptr::null());
+        libc::pthread_cond_init(&mut s.cond, std::ptr::null());
+        put_resp(resp, resp_size, &r);
+    }
+    Ok(())
+}
+
+pub unsafe fn modify_srq(
+    srq: *mut ibv_srq,
+    attr: *mut ibv_srq_attr,
+    mask: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: an SRQ of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe {
+        (
+            (*srq).context,
+            (*srq).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let req = ModifySrq {
+        srq_handle: h,
+        attr_mask: mask as u32,
+        max_wr: a.max_wr,
+        srq_limit: a.srq_limit,
+    };
+    // SAFETY: the plugin's buffer.
+    let di = unsafe { drv_in(cmd, cmd_size, size_of::<ModifySrq>()) };
+    with_uverbs(ctx, |u| u.modify_srq(&req, di))
+}
+
+pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
+    // SAFETY: an SRQ of the plugin; the caller's out struct.
+    let (ctx, h, a) = unsafe {
+        (
+            (*srq).context,
+            (*srq).handle,
+            attr.as_mut().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.query_srq(h, &[], &mut []))?;
+    a.max_wr = r.max_wr;
+    a.max_sge = r.max_sge;
+    a.srq_limit = r.srq_limit;
+    Ok(())
+}
+
+pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
+    // SAFETY: an SRQ of the plugin.
+    let (ctx, h) = unsafe { ((*srq).context, (*srq).handle) };
+    // SAFETY: as above.
+    let n = unsafe { run(ctx, |u| u.destroy_srq(h)) }?;
+    wait_acked(srq, EventCounts { comp: 0, async_: n });
+    Ok(())
+}
+
+pub unsafe fn create_ah(
+    pd: *mut ibv_pd,
+    ah: *mut ibv_ah,
+    attr: *mut ibv_ah_attr,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe {
+        (
+            (*pd).context,
+            (*pd).handle,
+            attr.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let d = generic::qp_attr::dest(a);
+    let k = crate::uverbs::qp::AhAttr {
+        grh: crate::uverbs::qp::GlobalRoute {
+            dgid: d.dgid,
+            flow_label: d.flow_label,
+            sgid_index: d.sgid_index,
+            hop_limit: d.hop_limit,
+            traffic_class: d.traffic_class,
+            reserved: 0,
+        },
+        dlid: d.dlid,
+        sl: d.sl,
+        src_path_bits: d.src_path_bits,
+        static_rate: d.static_rate,
+        is_global: d.is_global,
+        port_num: d.port_num,
+        reserved: 0,
+    };
+    let req = crate::uverbs::ah::CreateAh {
+        user_handle: ah as u64,
+        pd_handle: pdh,
+        attr: k,
+        ..Default::default()
+    };
+    // SAFETY: the plugin's response buffer.
+    let dout = unsafe { drv_out(resp, resp_size, 4) };
+    let h = with_uverbs(ctx, |u| u.create_ah(&req, &[], dout))?;
+    // SAFETY: the plugin's new AH and response buffer.
+    unsafe {
+        (*ah).handle = h;
+        (*ah).context = ctx;
+        put_resp(resp, resp_size, &h);
+    }
+    Ok(())
+}
+
+pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
+    // SAFETY: an AH of the plugin.
+    let (ctx, h) = unsafe { ((*ah).context, (*ah).handle) };
+    // SAFETY: as above.
+    unsafe { run(ctx, |u| u.destroy_ah(h)) }
+}
+
+pub unsafe fn mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool) -> Result<()> {
+    // SAFETY: a QP of the plugin; the caller's GID.
+    let (ctx, h, g) = unsafe {
+        (
+            (*qp).context,
+            (*qp).handle,
+            gid.as_ref().ok_or(Errno::EINVAL)?,
+        )
+    };
+    let g = generic::gid::raw(g);
+    with_uverbs(ctx, |u| {
+        if attach {
+            u.attach_mcast(h, g, lid)
+        } else {
+            u.detach_mcast(h, g, lid)
+        }
+    })
+}
+
+/// The 24 bytes of `ib_uverbs_cmd_hdr` + `ib_uverbs_ex_cmd_hdr` before an
+/// extended command's core struct.
+const EX_HDR: usize = 24;
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_cq_ex(
+    ctx: *mut ibv_context,
+    attr: *const ibv_cq_init_attr_ex,
+    vcq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    _cmd_flags: u32,
+) -> Result<()> {
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
+    let c = ctx_of(ctx).ok();
+    let cq = vcq.cast::<ibv_cq>();
+    // As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
+    // timestamp and ignore-overrun requests become kernel CQ flags.
+    const MASK_FLAGS: u32 = 1 << 0;
+    const MASK_PD: u32 = 1 << 1;
+    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut flags = 0;
+    if a.wc_flags & (1 << 7) != 0 {
+        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
+        flags |= 1 << 1;
+    }
+    let args = CqCreate {
+        flags,
+        flags_need_ex: flags != 0,
+        cqe: a.cqe,
+        user_handle: cq as u64,
+        // SAFETY: a channel the library checked (or NULL).
+        comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
+        comp_vector: a.comp_vector,
+        async_fd: c
+            .as_ref()
+            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        ..Default::default()
+    };
+    let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, skip),
+            drv_out(
+                resp,
+                resp_size,
+                size_of::<crate::uverbs::cq::ExCreateCqResp>(),
+            ),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
+    // SAFETY: the plugin's new CQ.
+    unsafe {
+        (*cq).handle = r.cq_handle;
+        (*cq).cqe = r.cqe as c_int;
+        (*cq).context = ctx;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_qp_ex2(
+    ctx: *mut ibv_context,
+    vqp: *mut verbs_qp,
+    attr: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    let mask = |bit: ibv_qp_init_attr_mask| a.comp_mask & bit.0 != 0;
+    if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_XRCD) {
+        // XRC QPs are not hosted yet.
+        return Err(Errno::EOPNOTSUPP);
+    }
+    if !mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_PD) {
+        // A QP other than an XRC target needs its PD, as rdma-core checks.
+        return Err(Errno::EINVAL);
+    }
+    object::get::<ibv_pd, Context>(a.pd)?;
+    // SAFETY: a live PD of the plugin.
+    let pdh = unsafe { (*a.pd).handle };
+    let req = crate::uverbs::qp::ExCreateQp {
+        user_handle: vqp as u64,
+        pd_handle: pdh,
+        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
+        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
+        srq_handle: handle_of(a.srq, Kind::Srq)?,
+        max_send_wr: a.cap.max_send_wr,
+        max_recv_wr: a.cap.max_recv_wr,
+        max_send_sge: a.cap.max_send_sge,
+        max_recv_sge: a.cap.max_recv_sge,
+        max_inline_data: a.cap.max_inline_data,
+        sq_sig_all: a.sq_sig_all as u8,
+        qp_type: a.qp_type.0 as u8,
+        is_srq: (!a.srq.is_null()) as u8,
+        create_flags: if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+            a.create_flags
+        } else {
+            0
+        },
+        ..Default::default()
+    };
+    let skip = EX_HDR + size_of::<crate::uverbs::qp::ExCreateQp>() - HDR;
+    // SAFETY: the plugin's buffers.
+    let (di, dout) = unsafe {
+        (
+            drv_in(cmd, cmd_size, skip),
+            drv_out(
+                resp,
+                resp_size,
+                size_of::<crate::uverbs::qp::ExCreateQpResp>(),
+            ),
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_qp_ex(&req, di, dout))?.base;
+    a.cap.max_send_wr = r.max_send_wr;
+    a.cap.max_recv_wr = r.max_recv_wr;
+    a.cap.max_send_sge = r.max_send_sge;
+    a.cap.max_recv_sge = r.max_recv_sge;
+    a.cap.max_inline_data = r.max_inline_data;
+    let init = ibv_qp_init_attr {
+        qp_context: a.qp_context,
+        send_cq: a.send_cq,
+        recv_cq: a.recv_cq,
+        srq: a.srq,
+        cap: a.cap,
+        qp_type: a.qp_type,
+        sq_sig_all: a.sq_sig_all,
+    };
+    // SAFETY: the plugin's new QP (a verbs_qp, ibv_qp at its head).
+    unsafe {
+        init_qp(vqp.cast(), ctx, &init, a.pd, r.qp_handle, r.qpn);
+        (*vqp).comp_mask = if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+            1 << 1
+        } else {
+            0
+        };
+        (*vqp).xrcd = std::ptr::null_mut();
+    }
+    Ok(())
+}

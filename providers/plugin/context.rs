@@ -1,0 +1,301 @@
+//! A context a plugin allocates: rdma-core 44's `_verbs_init_and_alloc_context`,
+//! `verbs_init_context`, `verbs_set_ops`, `verbs_uninit_context` and
+//! `verbs_open_device`, and the [`ContextOps`] through which our exported
+//! verbs reach the plugin's op table.
+#![allow(unsafe_code)]
+
+use crate::abi::*;
+use crate::context::Context;
+use crate::device::Device;
+use crate::driver_abi::v34::{self, verbs_context_ops, verbs_device};
+use v34::verbs_context as VerbsContext44;
+use crate::entry::{Errno, Result};
+use crate::object;
+use crate::uverbs::Uverbs;
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// `verbs_context.context.abi_compat` of an extended context.
+const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
+
+/// The library's private half of a hosted context (rdma-core's
+/// `verbs_ex_private`): the plugin's full op table, and the fds until the
+/// context is opened, when our [`Context`] takes them over.
+pub struct Priv {
+    pub driver_id: u32,
+    pub ops: RwLock<verbs_context_ops>,
+    pending: Mutex<Pending>,
+    pub device: Arc<Device>,
+    /// Our Context once opened. The plugin's kernel commands reach its fds
+    /// through this, never through the object registry: some verbs call the
+    /// plugin while holding the registry's lock (destroys checked under it).
+    opened: std::sync::OnceLock<std::sync::Weak<Context>>,
+}
+
+#[derive(Default)]
+struct Pending {
+    uverbs: Option<Uverbs>,
+    async_fd: Option<OwnedFd>,
+}
+
+/// Every hosted context from verbs_init_context to verbs_uninit_context,
+/// by its `ibv_context` address.
+static HOSTED: RwLock<Option<HashMap<usize, Arc<Priv>>>> = RwLock::new(None);
+
+pub fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
+    let g = HOSTED.read().unwrap_or_else(|p| p.into_inner());
+    g.as_ref()
+        .and_then(|m| m.get(&(ctx as usize)))
+        .cloned()
+        .ok_or(Errno::EINVAL)
+}
+
+/// Whether any hosted context exists: the exported verbs skip the hosted
+/// checks entirely when none does.
+pub fn any_hosted() -> bool {
+    HOSTED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .is_some_and(|m| !m.is_empty())
+}
+
+/// Runs `f` on the command fd of a hosted context: our Context's once it is
+/// open, the pending one while the plugin is still setting it up.
+pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result<R>) -> Result<R> {
+    let p = priv_of(ctx)?;
+    if let Some(c) = opened(&p) {
+        return f(&c.uverbs);
+    }
+    let g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
+}
+
+/// Our Context of a hosted context, once opened (without the registry).
+pub fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
+    opened(&*priv_of(ctx)?).ok_or(Errno::EINVAL)
+}
+
+fn opened(p: &Priv) -> Option<Arc<Context>> {
+    p.opened.get().and_then(std::sync::Weak::upgrade)
+}
+
+/// ibv_cmd_get_context's result: the async fd goes to the pending context.
+///
+/// # Safety
+/// `ctx` is NULL or points to a context (checked against ours first).
+pub unsafe fn set_async_fd(
+    ctx: *mut ibv_context,
+    fd: OwnedFd,
+    num_comp_vectors: u32,
+) -> Result<()> {
+    let p = priv_of(ctx)?;
+    // SAFETY: `ctx` is a live hosted context (found above).
+    unsafe {
+        (*ctx).async_fd = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        (*ctx).num_comp_vectors = num_comp_vectors as c_int;
+    }
+    p.pending.lock().unwrap_or_else(|p| p.into_inner()).async_fd = Some(fd);
+    Ok(())
+}
+
+/// verbs_init_context: takes over `cmd_fd` (closed on failure).
+///
+/// # Safety
+/// `vctx` points to a writable verbs_context inside the plugin's allocation.
+pub unsafe fn init_context(
+    vctx: *mut VerbsContext44,
+    device: *mut ibv_device,
+    cmd_fd: c_int,
+    driver_id: u32,
+) -> Result<()> {
+    // SAFETY: the caller hands over the fd.
+    let fd = (cmd_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(cmd_fd) });
+    let dev = object::lookup::<Device>(device)?;
+    let fd = fd.ok_or(Errno::EINVAL)?;
+    if vctx.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let v = unsafe { &mut *vctx };
+    v.context.device = device;
+    v.context.cmd_fd = cmd_fd;
+    v.context.async_fd = -1;
+    // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
+    unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
+    v.context.abi_compat = ABI_IS_EXTENDED;
+    // SAFETY: the plugin's context, being set up by us alone.
+    unsafe { v34::with_ours(vctx, crate::verbs::dummy::fill_verbs_context) };
+    let p = Arc::new(Priv {
+        driver_id,
+        ops: RwLock::new(verbs_context_ops::default()),
+        pending: Mutex::new(Pending {
+            uverbs: Some(Uverbs::from_fd(fd, driver_id)),
+            async_fd: None,
+        }),
+        device: dev,
+        opened: std::sync::OnceLock::new(),
+    });
+    // The plugin never reads `priv`; it names our record for debuggers.
+    let pr = Arc::as_ptr(&p).cast_mut().cast();
+    // SAFETY: as above.
+    unsafe { v34::with_ours(vctx, |o| o.r#priv = pr) };
+    // SAFETY: as above.
+    let v = unsafe { &mut *vctx };
+    let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
+    g.get_or_insert_with(HashMap::new)
+        .insert(&raw mut v.context as usize, p);
+    Ok(())
+}
+
+/// verbs_uninit_context: the plugin is freeing its context.
+///
+/// # Safety
+/// `vctx` is NULL or a verbs_context a plugin initialised through us.
+pub unsafe fn uninit_context(vctx: *mut VerbsContext44) {
+    if vctx.is_null() {
+        return;
+    }
+    // SAFETY: only the address is computed.
+    let key = unsafe { &raw mut (*vctx).context } as usize;
+    let gone = HOSTED
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|m| m.remove(&key));
+    if gone.is_some() {
+        // SAFETY: a context we initialised; its mutex is no longer used.
+        unsafe { libc::pthread_mutex_destroy(&mut (*vctx).context.mutex) };
+    }
+}
+
+macro_rules! set_slots {
+    ($ops:ident => $dst:expr; $($slot:ident = $name:ident),* $(,)?) => {$(
+        if let Some(f) = $ops.$name {
+            // SAFETY: the same C function type, spelled by two Rust declarations.
+            #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
+            let f = unsafe { std::mem::transmute::<_, _>(f) };
+            $dst.$slot = Some(f);
+        }
+    )*};
+}
+
+/// verbs_set_ops: the plugin's ops replace ours slot by slot; the public
+/// slots verbs.h's inline functions call are set as rdma-core sets them.
+///
+/// # Safety
+/// `vctx` is a hosted context being set up; `ops` the plugin's table.
+pub unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
+    // SAFETY: only the address is computed.
+    let p = priv_of(unsafe { &raw mut (*vctx).context })?;
+    p.ops.write().unwrap_or_else(|p| p.into_inner()).merge(ops);
+    // SAFETY: per this function's contract.
+    unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
+    Ok(())
+}
+
+/// The plugin's ops into the slots of its context (in our layout).
+fn set_op_slots(v: &mut verbs_context, ops: &verbs_context_ops) {
+    set_slots!(ops => v;
+        advise_mr = advise_mr, alloc_dm = alloc_dm, alloc_null_mr = alloc_null_mr,
+        alloc_parent_domain = alloc_parent_domain, alloc_td = alloc_td,
+        attach_counters_point_flow = attach_counters_point_flow,
+        create_counters = create_counters, close_xrcd = close_xrcd,
+        ibv_create_flow = create_flow, create_flow_action_esp = create_flow_action_esp,
+        create_qp_ex = create_qp_ex, create_rwq_ind_table = create_rwq_ind_table,
+        create_srq_ex = create_srq_ex, create_wq = create_wq, dealloc_td = dealloc_td,
+        destroy_counters = destroy_counters, ibv_destroy_flow = destroy_flow,
+        destroy_flow_action = destroy_flow_action,
+        destroy_rwq_ind_table = destroy_rwq_ind_table, destroy_wq = destroy_wq,
+        free_dm = free_dm, get_srq_num = get_srq_num, modify_cq = modify_cq,
+        modify_flow_action_esp = modify_flow_action_esp,
+        modify_qp_rate_limit = modify_qp_rate_limit, modify_wq = modify_wq,
+        open_qp = open_qp, open_xrcd = open_xrcd, post_srq_ops = post_srq_ops,
+        query_device_ex = query_device_ex, query_rt_values = query_rt_values,
+        read_counters = read_counters, reg_dm_mr = reg_dm_mr,
+    );
+    let c = &mut v.context.ops;
+    set_slots!(ops => c;
+        alloc_mw = alloc_mw, bind_mw = bind_mw, dealloc_mw = dealloc_mw, poll_cq = poll_cq,
+        post_recv = post_recv, post_send = post_send, post_srq_recv = post_srq_recv,
+        req_notify_cq = req_notify_cq,
+        _compat_alloc_pd = alloc_pd, _compat_dealloc_pd = dealloc_pd, _compat_reg_mr = reg_mr,
+        _compat_rereg_mr = rereg_mr, _compat_dereg_mr = dereg_mr,
+        _compat_create_cq = create_cq, _compat_cq_event = cq_event,
+        _compat_resize_cq = resize_cq, _compat_destroy_cq = destroy_cq,
+        _compat_create_srq = create_srq, _compat_modify_srq = modify_srq,
+        _compat_query_srq = query_srq, _compat_destroy_srq = destroy_srq,
+        _compat_create_qp = create_qp, _compat_query_qp = query_qp,
+        _compat_modify_qp = modify_qp, _compat_destroy_qp = destroy_qp,
+        _compat_create_ah = create_ah, _compat_destroy_ah = destroy_ah,
+        _compat_attach_mcast = attach_mcast, _compat_detach_mcast = detach_mcast,
+        _compat_async_event = async_event,
+    );
+}
+
+/// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
+/// the registry to the plugin's private ops.
+fn set_lib_ops(v: &mut verbs_context) {
+    // The data path stays the plugin's own: verbs.h's inline functions call
+    // these slots directly, so whatever our library puts there for its own
+    // providers is undone for a plugin.
+    let o = v.context.ops;
+    crate::verbs::vctx::fill(v);
+    let n = &mut v.context.ops;
+    (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) =
+        (o.poll_cq, o.req_notify_cq, o.post_send, o.post_recv);
+    (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) =
+        (o.post_srq_recv, o.alloc_mw, o.dealloc_mw, o.bind_mw);
+    v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
+        // SAFETY: rdma-core stores these as untyped function pointers.
+        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+    });
+    v.ABI_placeholder2 = v.ibv_destroy_flow.map(|f| {
+        // SAFETY: as above.
+        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+    });
+}
+
+/// verbs_open_device for a hosted device: the plugin allocates the context
+/// on a fresh command fd, then our Context takes over its fds.
+pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Context>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&dev.sysfs.dev_path)?;
+    let fd = std::os::fd::IntoRawFd::into_raw_fd(f);
+    // SAFETY: the plugin's ops and device, both alive for good.
+    let (alloc, ibdev) = unsafe {
+        let v = vdev.as_ptr();
+        ((*(*v).ops).alloc_context, &raw mut (*v).device)
+    };
+    let alloc = alloc.ok_or(Errno::EOPNOTSUPP)?;
+    // SAFETY: the plugin's allocator takes the fd (closing it on failure).
+    let vctx = unsafe { alloc(ibdev, fd, std::ptr::null_mut()) };
+    let vctx = NonNull::new(vctx.cast::<VerbsContext44>()).ok_or_else(|| match Errno::last() {
+        Errno(0) => Errno::ENOMEM,
+        e => e,
+    })?;
+    // SAFETY: the plugin returned its initialised context, ours until published.
+    unsafe { v34::with_ours(vctx.as_ptr(), set_lib_ops) };
+    // SAFETY: as above; only the address is computed.
+    let ctx_ptr = unsafe { &raw mut (*vctx.as_ptr()).context };
+    let p = priv_of(ctx_ptr)?;
+    let (uverbs, async_fd) = {
+        let mut g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+        (g.uverbs.take(), g.async_fd.take())
+    };
+    let uverbs = uverbs.ok_or(Errno::EINVAL)?;
+    // No async fd from GET_CONTEXT: events are not available on it.
+    let async_fd = match async_fd {
+        Some(f) => f,
+        None => std::fs::File::open("/dev/null")?.into(),
+    };
+    let ops = Box::new(super::ops::Hosted { p: p.clone() });
+    let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
+    let _ = p.opened.set(Arc::downgrade(&ctx));
+    Ok(ctx)
+}

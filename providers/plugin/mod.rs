@@ -1,0 +1,91 @@
+//! The plugin host: rdma-core 44's C provider plugins (`lib<name>-rdmav34.so`,
+//! IBVERBS_PRIVATE_34) as one more provider beside the Rust ones. A plugin
+//! is loaded only when a device needs it ([`load`]), matched to devices by its
+//! own table ([`matching`]), and allocates its device ([`device`]) and
+//! contexts itself. The private ABI it is built against is
+//! `crate::driver_abi::v34`; a later ABI adds a module there, not a second host.
+#![allow(unsafe_code)]
+
+pub mod cmd;
+pub mod context;
+pub mod device;
+pub mod load;
+pub mod matching;
+pub mod objects;
+pub mod ops;
+
+use crate::context::Context;
+use crate::device::Device;
+use crate::driver_abi::v34::{verbs_device, verbs_device_ops};
+use crate::entry::{Errno, Result};
+use crate::provider::Provider;
+use crate::sysfs::SysfsDevice;
+use std::ffi::CStr;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
+
+/// One registered plugin.
+pub struct Plugin {
+    pub ops: &'static verbs_device_ops,
+    pub name: &'static str,
+}
+
+// SAFETY: the ops table is immutable static data of a loaded library, and
+// the plugin's functions are callable from any thread, as in rdma-core.
+unsafe impl Sync for Plugin {}
+// SAFETY: as above.
+unsafe impl Send for Plugin {}
+
+pub fn name_of(ops: &verbs_device_ops) -> String {
+    if ops.name.is_null() {
+        return "?".into();
+    }
+    // SAFETY: a plugin's name is a static C string.
+    unsafe { CStr::from_ptr(ops.name) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A Plugin per registered ops table, made once and kept (plugins stay loaded).
+static PLUGINS: Mutex<Vec<&'static Plugin>> = Mutex::new(Vec::new());
+
+/// The registered plugins, after loading every configured one (once).
+pub fn plugins() -> Vec<&'static Plugin> {
+    load::load_all();
+    let mut ps = PLUGINS.lock().unwrap_or_else(|p| p.into_inner());
+    for r in load::registered() {
+        if !ps.iter().any(|p| std::ptr::eq(p.ops, r.0)) {
+            let name: &'static str = Box::leak(name_of(r.0).into_boxed_str());
+            ps.push(Box::leak(Box::new(Plugin { ops: r.0, name })));
+        }
+    }
+    ps.clone()
+}
+
+/// A device for `sysfs` from the first plugin that drives it.
+pub fn claim(sysfs: &SysfsDevice, driver_id: Option<u32>) -> Option<Device> {
+    let (p, vdev) = device::try_plugins(sysfs, driver_id)?;
+    Some(Device::hosted(sysfs.clone(), p, vdev.cast()))
+}
+
+/// The plugin's verbs_device behind a hosted device.
+pub fn verbs_device_of(dev: &Device) -> Option<NonNull<verbs_device>> {
+    dev.hosted_c().map(NonNull::cast)
+}
+
+impl Provider for Plugin {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Plugins are matched by [`claim`], with their own tables.
+    fn matches(&self, _dev: &SysfsDevice, _driver_id: Option<u32>) -> bool {
+        false
+    }
+
+    /// verbs_open_device: the plugin allocates the context.
+    fn open(&self, dev: &Arc<Device>) -> Result<Arc<Context>> {
+        let vdev = verbs_device_of(dev).ok_or(Errno::EINVAL)?;
+        context::open(dev, vdev)
+    }
+}

@@ -1,0 +1,403 @@
+//! Our half of a hosted context: the provider trait ([`ContextOps`]) over
+//! the plugin's op table. The verbs layer has already found every object in
+//! the registry (a NULL, foreign or destroyed one never gets here); each op
+//! calls the plugin's function on the C struct the plugin allocated, and does
+//! what rdma-core 44's verbs.c does around it. Created objects are the
+//! plugin's own C structs (`New::of(c, None)`: the plugin's destroy frees them).
+#![allow(unsafe_code)]
+
+use super::context::Priv;
+use super::objects::{self, Kind};
+use crate::abi::*;
+use crate::context::{Context, ContextOps, EventCounts, New, Obj, generic};
+use crate::driver_abi::v34::{verbs_context_ops, verbs_mr, verbs_qp};
+use crate::entry::{Errno, Result};
+use crate::object::CObject;
+use std::ffi::{c_int, c_void};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+pub struct Hosted {
+    pub p: Arc<Priv>,
+}
+
+const NO: Errno = Errno::EOPNOTSUPP;
+
+fn ret(r: c_int) -> Result<()> {
+    if r == 0 { Ok(()) } else { Err(Errno(r)) }
+}
+
+/// A plugin's new object, or its errno.
+fn made<T>(p: *mut T, kind: Kind, ctx: *mut ibv_context) -> Result<New> {
+    let c = NonNull::new(p.cast::<c_void>()).ok_or_else(|| match Errno::last() {
+        Errno(0) => Errno::ENOMEM,
+        e => e,
+    })?;
+    objects::track(c.as_ptr(), kind, ctx);
+    Ok(New::of(c, None))
+}
+
+/// rdma-core's verbs_init_cq: the core's fields of a new CQ, and a channel
+/// reference.
+///
+/// # Safety
+/// `cq` is the plugin's new CQ.
+pub unsafe fn init_cq(
+    cq: *mut ibv_cq,
+    ctx: *mut ibv_context,
+    channel: Option<&Obj>,
+    cq_context: *mut c_void,
+) {
+    // SAFETY: per the contract.
+    let c = unsafe { &mut *cq };
+    c.context = ctx;
+    c.channel = channel.map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
+    if let Some(ch) = channel {
+        ch.add_cq_ref();
+    }
+    c.cq_context = cq_context;
+    c.comp_events_completed = 0;
+    c.async_events_completed = 0;
+    // SAFETY: the CQ's own mutex and condition variable.
+    unsafe {
+        libc::pthread_mutex_init(&mut c.mutex, std::ptr::null());
+        libc::pthread_cond_init(&mut c.cond, std::ptr::null());
+    }
+}
+
+impl Hosted {
+    pub fn ops(&self) -> verbs_context_ops {
+        *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Destroys an object with the plugin's op; forgets it when it went.
+    fn destroy(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
+        ret(f(o.addr().as_ptr()))?;
+        objects::untrack(o.addr().as_ptr());
+        Ok(())
+    }
+}
+
+impl ContextOps for Hosted {
+    fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
+        let f = self.ops().query_device_ex.ok_or(NO)?;
+        let a: *mut ibv_device_attr = attr;
+        // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
+        ret(unsafe {
+            f(
+                ctx.c_ptr(),
+                std::ptr::null(),
+                a.cast(),
+                size_of::<ibv_device_attr>(),
+            )
+        })
+    }
+    fn query_device_ex(
+        &self,
+        ctx: &Context,
+        attr: &mut ibv_device_attr_ex,
+        attr_size: usize,
+    ) -> Result<()> {
+        let f = self.ops().query_device_ex.ok_or(NO)?;
+        // SAFETY: the caller's struct with its size.
+        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
+    }
+    fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
+        let f = self.ops().query_port.ok_or(NO)?;
+        // SAFETY: the plugin's op on its own context.
+        ret(unsafe { f(ctx.c_ptr(), port, attr) })
+    }
+    fn query_gid_ex(
+        &self,
+        ctx: &Context,
+        port: u32,
+        index: u32,
+        flags: u32,
+        mask: u32,
+    ) -> Result<ibv_gid_entry> {
+        generic::gid::query_gid_ex(ctx, port, index, flags, mask)
+    }
+    fn query_gid_table(
+        &self,
+        ctx: &Context,
+        out: &mut [u8],
+        entry_size: usize,
+        flags: u32,
+    ) -> Result<usize> {
+        generic::gid::query_gid_table(ctx, out, entry_size, flags)
+    }
+    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
+        generic::pkey::query_pkey(ctx, port, index)
+    }
+    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
+        generic::async_event::get_async_event(ctx, event)?;
+        if let Some(f) = self.ops().async_event {
+            // SAFETY: the plugin's hook on the event just read.
+            unsafe { f(ctx.c_ptr(), event) };
+        }
+        Ok(())
+    }
+    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
+        generic::channel::create_comp_channel(ctx)
+    }
+    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
+        generic::channel::destroy_comp_channel(ch)
+    }
+    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
+        let (cq, x) = generic::channel::get_cq_event(ch)?;
+        if let Some(f) = self.ops().cq_event {
+            // SAFETY: a live CQ of this plugin (found in the registry).
+            unsafe { f(cq) };
+        }
+        Ok((cq, x))
+    }
+
+    fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
+        let c = ctx.c_ptr();
+        // SAFETY: the plugin's op on its own context.
+        let pd = unsafe { self.ops().alloc_pd.ok_or(NO)?(c) };
+        let new = made(pd, Kind::Pd, c)?;
+        // SAFETY: the PD the plugin just made.
+        unsafe { (*pd).context = c };
+        Ok(new)
+    }
+    fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
+        let f = self.ops().dealloc_pd.ok_or(NO)?;
+        // SAFETY: a live PD of this plugin.
+        self.destroy(pd, |p| unsafe { f(p.cast()) })
+    }
+    fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
+        let f = self.ops().reg_mr.ok_or(NO)?;
+        // SAFETY: the plugin's op on its live PD.
+        let mr = unsafe {
+            f(
+                pd.c::<ibv_pd>(),
+                addr as *mut c_void,
+                len,
+                iova,
+                access as c_int,
+            )
+        };
+        made(mr, Kind::Mr, pd.ctx.c_ptr())
+    }
+    fn dereg_mr(&self, mr: &Obj) -> Result<()> {
+        let f = self.ops().dereg_mr.ok_or(NO)?;
+        // SAFETY: a live MR of this plugin (a verbs_mr at its head).
+        self.destroy(mr, |p| unsafe { f(p.cast::<verbs_mr>()) })
+    }
+
+    // cq_context is only stored, never dereferenced.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    fn create_cq(
+        &self,
+        ctx: &Arc<Context>,
+        cqe: c_int,
+        cq_context: *mut c_void,
+        channel: Option<Arc<Obj>>,
+        vector: c_int,
+    ) -> Result<New> {
+        let f = self.ops().create_cq.ok_or(NO)?;
+        let c = ctx.c_ptr();
+        let ch = channel
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
+        // SAFETY: the plugin's op on its own context.
+        let cq = unsafe { f(c, cqe, ch, vector) };
+        let new = made(cq, Kind::Cq, c)?;
+        // SAFETY: the CQ the plugin just made.
+        unsafe { init_cq(cq, c, channel.as_deref(), cq_context) };
+        Ok(new)
+    }
+    fn create_cq_ex(
+        &self,
+        ctx: &Arc<Context>,
+        attr: &ibv_cq_init_attr_ex,
+        channel: Option<Arc<Obj>>,
+    ) -> Result<New> {
+        let f = self.ops().create_cq_ex.ok_or(NO)?;
+        let c = ctx.c_ptr();
+        let mut a = *attr;
+        // SAFETY: the plugin's op on its own context.
+        let cq = unsafe { f(c, &mut a) };
+        let new = made(cq, Kind::Cq, c)?;
+        // SAFETY: ibv_cq_ex starts with the ibv_cq fields.
+        unsafe { init_cq(cq.cast(), c, channel.as_deref(), attr.cq_context) };
+        Ok(new)
+    }
+    fn resize_cq(&self, cq: &Obj, cqe: c_int) -> Result<()> {
+        // SAFETY: a live CQ of this plugin.
+        ret(unsafe { self.ops().resize_cq.ok_or(NO)?(cq.c::<ibv_cq>(), cqe) })
+    }
+    fn req_notify_cq(&self, cq: &Obj, solicited_only: bool) -> Result<()> {
+        // SAFETY: as above.
+        ret(unsafe {
+            self.ops().req_notify_cq.ok_or(NO)?(cq.c::<ibv_cq>(), solicited_only as c_int)
+        })
+    }
+    /// The plugin's destroy waits for the events' acknowledgement itself
+    /// (ibv_cmd_destroy_cq), so all reported ones are acknowledged by now.
+    fn destroy_cq(&self, cq: &Obj) -> Result<EventCounts> {
+        let f = self.ops().destroy_cq.ok_or(NO)?;
+        let ch = cq.read_c(|c: &ibv_cq| c.channel);
+        // SAFETY: a live CQ of this plugin.
+        self.destroy(cq, |p| unsafe { f(p.cast()) })?;
+        if let Ok(ch) = crate::object::get::<ibv_comp_channel, Context>(ch) {
+            ch.drop_cq_ref();
+        }
+        Ok(cq.events.acked())
+    }
+
+    fn create_qp(&self, pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
+        let f = self.ops().create_qp.ok_or(NO)?;
+        // SAFETY: the plugin's op on its live PD.
+        let qp = unsafe { f(pd.c::<ibv_pd>(), attr) };
+        made(qp, Kind::Qp, pd.ctx.c_ptr())
+    }
+    fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
+        let f = self.ops().create_qp_ex.ok_or(NO)?;
+        // SAFETY: the plugin's op on its own context.
+        let qp = unsafe { f(ctx.c_ptr(), attr) };
+        made(qp, Kind::Qp, ctx.c_ptr())
+    }
+    fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+        let mut a = *attr;
+        // SAFETY: a live QP of this plugin.
+        ret(unsafe { self.ops().modify_qp.ok_or(NO)?(qp.c::<ibv_qp>(), &mut a, mask) })
+    }
+    fn query_qp(
+        &self,
+        qp: &Obj,
+        attr: &mut ibv_qp_attr,
+        mask: c_int,
+        init: &mut ibv_qp_init_attr,
+    ) -> Result<()> {
+        // SAFETY: a live QP of this plugin; the caller's out structs.
+        ret(unsafe { self.ops().query_qp.ok_or(NO)?(qp.c::<ibv_qp>(), attr, mask, init) })
+    }
+    fn destroy_qp(&self, qp: &Obj) -> Result<EventCounts> {
+        let f = self.ops().destroy_qp.ok_or(NO)?;
+        // SAFETY: a live QP of this plugin.
+        self.destroy(qp, |p| unsafe { f(p.cast()) })?;
+        Ok(qp.events.acked())
+    }
+    fn query_qp_data_in_order(&self, qp: &Obj, op: ibv_wr_opcode, flags: u32) -> c_int {
+        match self.ops().query_qp_data_in_order {
+            // SAFETY: a live QP of this plugin.
+            Some(f) => unsafe { f(qp.c::<ibv_qp>(), op, flags) },
+            None => 0,
+        }
+    }
+    fn query_ece(&self, qp: &Obj, ece: &mut ibv_ece) -> Result<()> {
+        // SAFETY: a live QP of this plugin.
+        ret(unsafe { self.ops().query_ece.ok_or(NO)?(qp.c::<ibv_qp>(), ece) })
+    }
+    fn set_ece(&self, qp: &Obj, ece: &ibv_ece) -> Result<()> {
+        let mut e = *ece;
+        // SAFETY: as above.
+        ret(unsafe { self.ops().set_ece.ok_or(NO)?(qp.c::<ibv_qp>(), &mut e) })
+    }
+    /// A QP the plugin created as extended (`VERBS_QP_EX`) has one.
+    fn qp_ex(&self, qp: &Obj) -> Option<*mut ibv_qp_ex> {
+        let v = qp.c::<ibv_qp>().cast::<verbs_qp>();
+        // SAFETY: the plugin's QPs are verbs_qp structs.
+        (unsafe { (*v).comp_mask } & (1 << 1) != 0).then_some(v.cast())
+    }
+
+    fn create_srq(&self, pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
+        let f = self.ops().create_srq.ok_or(NO)?;
+        let c = pd.ctx.c_ptr();
+        // SAFETY: the plugin's op on its live PD.
+        let srq = unsafe { f(pd.c::<ibv_pd>(), attr) };
+        let new = made(srq, Kind::Srq, c)?;
+        // SAFETY: the SRQ the plugin just made (rdma-core's ibv_create_srq).
+        unsafe {
+            let s = &mut *srq;
+            s.context = c;
+            s.srq_context = attr.srq_context;
+            s.pd = pd.c::<ibv_pd>();
+            s.events_completed = 0;
+            libc::pthread_mutex_init(&mut s.mutex, std::ptr::null());
+            libc::pthread_cond_init(&mut s.cond, std::ptr::null());
+        }
+        Ok(new)
+    }
+    fn create_srq_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
+        let f = self.ops().create_srq_ex.ok_or(NO)?;
+        // SAFETY: the plugin's op on its own context.
+        let srq = unsafe { f(ctx.c_ptr(), attr) };
+        made(srq, Kind::Srq, ctx.c_ptr())
+    }
+    fn modify_srq(&self, srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+        let mut a = *attr;
+        // SAFETY: a live SRQ of this plugin.
+        ret(unsafe { self.ops().modify_srq.ok_or(NO)?(srq.c::<ibv_srq>(), &mut a, mask) })
+    }
+    fn query_srq(&self, srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
+        // SAFETY: as above.
+        ret(unsafe { self.ops().query_srq.ok_or(NO)?(srq.c::<ibv_srq>(), attr) })
+    }
+    fn destroy_srq(&self, srq: &Obj) -> Result<EventCounts> {
+        let f = self.ops().destroy_srq.ok_or(NO)?;
+        // SAFETY: a live SRQ of this plugin.
+        self.destroy(srq, |p| unsafe { f(p.cast()) })?;
+        Ok(srq.events.acked())
+    }
+
+    /// rdma-core's ibv_init_ah_from_wc is the library's own, for every provider.
+    fn init_ah_from_wc(
+        &self,
+        ctx: &Context,
+        port: u8,
+        wc: &ibv_wc,
+        grh: Option<&ibv_grh>,
+        ah_attr: &mut ibv_ah_attr,
+    ) -> Result<()> {
+        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
+    }
+    fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
+        // SAFETY: a live QP of this plugin; the caller's GID.
+        ret(unsafe { self.ops().attach_mcast.ok_or(NO)?(qp.c::<ibv_qp>(), gid, lid) })
+    }
+    fn detach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
+        // SAFETY: as above.
+        ret(unsafe { self.ops().detach_mcast.ok_or(NO)?(qp.c::<ibv_qp>(), gid, lid) })
+    }
+    fn create_ah(&self, pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
+        let f = self.ops().create_ah.ok_or(NO)?;
+        let c = pd.ctx.c_ptr();
+        let mut a = *attr;
+        // SAFETY: the plugin's op on its live PD.
+        let ah = unsafe { f(pd.c::<ibv_pd>(), &mut a) };
+        let new = made(ah, Kind::Ah, c)?;
+        // SAFETY: the AH the plugin just made.
+        unsafe {
+            (*ah).context = c;
+            (*ah).pd = pd.c::<ibv_pd>();
+        }
+        Ok(new)
+    }
+    fn destroy_ah(&self, ah: &Obj) -> Result<()> {
+        let f = self.ops().destroy_ah.ok_or(NO)?;
+        // SAFETY: a live AH of this plugin.
+        self.destroy(ah, |p| unsafe { f(p.cast()) })
+    }
+
+    /// Whatever C left, then the plugin's free_context (which uninits ours).
+    fn close(&self, ctx: &Context) -> Result<()> {
+        let c = ctx.c_ptr();
+        objects::destroy_all(c, &self.ops());
+        match self.ops().free_context {
+            // SAFETY: the plugin frees its own context; C gave it back to us.
+            Some(f) => unsafe { f(c) },
+            // SAFETY: the context we initialised for the plugin.
+            None => unsafe {
+                super::context::uninit_context(
+                    c.cast::<u8>()
+                        .wrapping_sub(std::mem::offset_of!(crate::driver_abi::v34::verbs_context, context))
+                        .cast(),
+                )
+            },
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Device discovery through rdma-core's C provider plugins, without hardware
+# (`make plugin-test`, part of `make test`). A fake sysfs tree (SYSFS_PATH)
+# holds uverbs devices of several drivers (mlx5, efa, irdma, bnxt_re, hns,
+# mana, rxe); their /dev/infiniband/uverbsN nodes live in a private mount
+# namespace (unshare -m, a tmpfs over /dev there), so the real /dev is never
+# touched. On a kernel without RDMA netlink, rdma-core 44 falls back to
+# scanning sysfs, so the plugins match by modalias/PCI id and by name.
+# Debian's libibverbs and ours must list the same devices, each driven by the
+# same plugin (devlist.c), and ibv_devices must print the same; with
+# IBV_PROVIDERS=plugin too, and with IBV_PROVIDERS=builtin ours lists rxe only.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+LIB=$ROOT/build/lib
+if [ "${1:-}" != "--inside" ]; then
+	if ! unshare -m true 2>/dev/null; then
+		echo "plugin-test: SKIP (unshare -m not permitted here)"
+		exit 0
+	fi
+	work=$(mktemp -d)
+	unshare -m "$0" --inside "$work"
+	rc=$?
+	# The namespace and its mounts are gone now; never cross into another
+	# file system anyway.
+	rm -rf --one-file-system "$work"
+	exit $rc
+fi
+
+fail=0
+work=$2
+sys=$work/sys
+
+# dev NAME UVERBS MINOR NODE_TYPE MODALIAS (or - for none)
+dev() {
+	local name=$1 uv=$2 minor=$3 nt=$4 ma=$5
+	local ib=$sys/class/infiniband/$name u=$sys/class/infiniband_verbs/$uv
+	mkdir -p "$ib/device" "$u"
+	echo "$name" >"$u/ibdev"
+	echo "231:$minor" >"$u/dev"
+	echo 1 >"$u/abi_version"
+	echo "$nt" >"$ib/node_type"
+	printf '0002:c903:00%02x:%04x\n' "$minor" "$minor" >"$ib/node_guid"
+	[ "$ma" = - ] || echo "$ma" >"$ib/device/modalias"
+	touch "/dev/infiniband/$uv"
+}
+
+# A private /dev: a tmpfs over /dev in this mount namespace only, with the
+# usual nodes bind-mounted back one by one (held on a tmpfs of their own
+# meanwhile). Nothing here is ever deleted: the real /dev stays untouched.
+mount --make-rprivate / || exit 1
+hold=$work/hold
+mkdir -p "$hold"
+mount -t tmpfs tmpfs "$hold" || exit 1
+nodes="null zero full random urandom tty"
+for n in $nodes; do
+	touch "$hold/$n" && mount --bind "/dev/$n" "$hold/$n" || exit 1
+done
+mount -t tmpfs tmpfs /dev || exit 1
+for n in $nodes; do
+	touch "/dev/$n" && mount --bind "$hold/$n" "/dev/$n" || exit 1
+done
+ln -s /proc/self/fd /dev/fd
+mkdir -p /dev/infiniband "$sys/class/infiniband_verbs"
+echo 6 >"$sys/class/infiniband_verbs/abi_version"
+
+dev mlx5_0  uverbs0 192 "1: CA"   pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00
+dev efa_0   uverbs1 193 "7: unspecified" pci:v00001D0Fd0000EFA0sv00001D0Fsd0000EFA0bc02sc00i00
+dev irdma0  uverbs2 194 "4: RNIC" pci:v00008086d00001592sv00008086sd00000002bc02sc00i00
+dev bnxt_re0 uverbs3 195 "1: CA"  pci:v000014E4d000016D7sv000014E4sd00001402bc02sc00i00
+dev hns_0   uverbs4 196 "1: CA"   pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00
+dev mana_0  uverbs5 197 "1: CA"   pci:v00001414d000000BAsv00001414sd00000000bc02sc00i00
+dev rxe0    uverbs6 198 "1: CA"   -
+dev mlx5_1  uverbs7 199 "1: CA"   pci:v000015B3d0000101Dsv000015B3sd00000020bc02sc00i00
+
+gcc -O1 -o "$work/devlist" tests/plugins/devlist.c -libverbs || exit 1
+
+run() { # LIBDIR-or-debian MODE PROGRAM...
+	local lib=$1 mode=$2
+	shift 2
+	if [ "$lib" = debian ]; then
+		env -u LD_LIBRARY_PATH SYSFS_PATH=$sys IBV_PROVIDERS=$mode "$@" 2>/dev/null
+	else
+		env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$sys IBV_PROVIDERS=$mode "$@" 2>/dev/null
+	fi
+}
+
+check() { # NAME EXPECTED ACTUAL
+	if diff -u <(sort <<<"$2") <(sort <<<"$3") >"$work/diff"; then
+		echo "  ok    $1"
+	else
+		echo "  FAIL  $1"
+		sed 's/^/        /' "$work/diff"
+		fail=1
+	fi
+}
+
+echo "plugin-test: discovery from a fake sysfs tree ($(ls "$sys/class/infiniband_verbs" | grep -c uverbs) devices)"
+ref=$(run debian auto "$work/devlist")
+echo "$ref" | sed 's/^/        debian: /'
+# auto: rxe is served by our built-in Rust provider (no plugin ops), the rest
+# by the plugin Debian's library picks; plugin: every device by its plugin.
+builtin_rxe=$(sed 's/^\(rxe[0-9]* .*\)plugin=rxe$/\1plugin=(none)/' <<<"$ref")
+for mode in auto plugin; do
+	want=$ref
+	[ $mode = auto ] && want=$builtin_rxe
+	check "devlist, IBV_PROVIDERS=$mode" "$want" "$(run ours $mode "$work/devlist")"
+	check "ibv_devices, IBV_PROVIDERS=$mode" "$(run debian auto ibv_devices)" "$(run ours $mode ibv_devices)"
+done
+# Built-in only: our Rust rxe provider and nothing else.
+b=$(run ours builtin "$work/devlist")
+if [ "$(grep -c plugin= <<<"$b")" = 1 ] && grep -q '^rxe0 .*plugin=(none)$' <<<"$b"; then
+	echo "  ok    IBV_PROVIDERS=builtin lists rxe0 only, built in"
+else
+	echo "  FAIL  IBV_PROVIDERS=builtin: $b"
+	fail=1
+fi
+# Every device of a driver that has a plugin was found (mana matches by netlink driver id only).
+n=$(grep -c 'plugin=' <<<"$ref")
+if [ "$n" -ge 6 ]; then echo "  ok    Debian's library lists $n devices"; else echo "  FAIL  Debian's library lists $n devices"; fail=1; fi
+# Loading is lazy and quiet: with no device, no plugin is loaded and nothing printed.
+empty=$work/empty
+mkdir -p "$empty/class/infiniband_verbs"
+echo 6 >"$empty/class/infiniband_verbs/abi_version"
+out=$(env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$empty LD_DEBUG=files "$work/devlist" 2>&1)
+if grep -q 'rdmav34' <<<"$out"; then echo "  FAIL  plugins loaded with no device"; fail=1; else echo "  ok    no device: no plugin loaded"; fi
+if [ $fail = 0 ]; then echo "plugin-test: PASS"; else echo "plugin-test: FAIL"; fi
+exit $fail
