@@ -560,7 +560,7 @@ fn flush_and_atomic_write() {
         remote_addr: 0x7f00_1234_5000,
         rkey: 0x66,
     };
-    let mut slot = vec![0xaau8; SLOT];
+    let mut slot = Buf::new(SLOT, 0xaa);
     write_send_header(&mut slot, 0x42, &op(14), 2, 3).unwrap();
     let f = Flush {
         remote_addr: 0x7f00_1234_5000,
@@ -585,9 +585,9 @@ fn flush_and_atomic_write() {
     p32(&mut e, 176, 3); // ssn
     p32(&mut e, 184, 4096); // dma.length
     p32(&mut e, 188, 4096); // dma.resid
-    assert_eq!(slot, e);
+    assert_eq!(&slot[..], &e[..]);
 
-    let mut slot = vec![0xaau8; SLOT];
+    let mut slot = Buf::new(SLOT, 0xaa);
     write_send_header(&mut slot, 0x43, &op(15), 2, 4).unwrap();
     set_atomic_write(&mut slot, &0x1122_3344_5566_7788u64.to_ne_bytes()).unwrap();
     let mut e = vec![0u8; SLOT];
@@ -602,7 +602,7 @@ fn flush_and_atomic_write() {
     p32(&mut e, 184, 8); // dma.length
     p32(&mut e, 188, 8); // dma.resid
     p64(&mut e, SEND_WQE_SIZE, 0x1122_3344_5566_7788); // dma.atomic_wr
-    assert_eq!(slot, e);
+    assert_eq!(&slot[..], &e[..]);
 }
 
 /// rdma-core fixes between 44 and 64 in the ibv_wr_* setters (406cd2ad0:
@@ -612,7 +612,7 @@ fn flush_and_atomic_write() {
 /// on the total.
 #[test]
 fn setters_sum_every_entry() {
-    let mut slot = vec![0u8; SLOT];
+    let mut slot = Buf::new(SLOT, 0);
     write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
     set_send_sges(&mut slot, &SGES, 4).unwrap();
     assert_eq!(g32(&slot[184..]), 128, "dma.length = 100 + 28");
@@ -620,7 +620,7 @@ fn setters_sum_every_entry() {
     assert_eq!(g32(&slot[196..]), 2, "dma.num_sge");
 
     let (a, b) = ([1u8; 40], [2u8; 20]);
-    let mut slot = vec![0u8; SLOT];
+    let mut slot = Buf::new(SLOT, 0);
     write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
     set_send_inline(&mut slot, [&a[..], &b[..]].into_iter(), 64).unwrap();
     assert_eq!(g32(&slot[184..]), 60, "dma.length = 40 + 20");
@@ -628,7 +628,7 @@ fn setters_sum_every_entry() {
     assert_eq!(&slot[SEND_WQE_SIZE + 40..SEND_WQE_SIZE + 60], &b[..]);
     // Each buffer fits max_inline (64), their total does not.
     let c = [3u8; 40];
-    let mut slot = vec![0u8; SLOT];
+    let mut slot = Buf::new(SLOT, 0);
     write_send_header(&mut slot, 1, &SendOp::Send, 0, 0).unwrap();
     assert_eq!(
         set_send_inline(&mut slot, [&a[..], &c[..]].into_iter(), 64),
