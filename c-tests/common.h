@@ -45,6 +45,14 @@ static inline int ctest_ours(void)
 	return v && strcmp(v, "ours") == 0;
 }
 
+/* Whether the data path is our Rust provider's: not under IBV_PROVIDERS=plugin,
+ * where rdma-core 44's own C plugin (Debian's, with 44's behaviour) serves it. */
+static inline int ctest_ours_dp(void)
+{
+	const char *p = getenv("IBV_PROVIDERS");
+	return ctest_ours() && !(p && strcmp(p, "plugin") == 0);
+}
+
 /* Prints a line that is implementation-specific ("[ours] ..." or "[system] ..."). */
 static inline void ctest_impl_line(const char *fmt, ...)
 {

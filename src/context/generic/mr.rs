@@ -239,7 +239,9 @@ pub fn rereg(
         set_errno(e);
         IBV_REREG_MR_ERR_INPUT
     };
-    if info(mr).is_none_or(|i| i.mr_type != MrType::Mr) {
+    // A hosted plugin's MR has no record of ours: the plugin's rereg_mr (or
+    // its absence, EOPNOTSUPP) decides, as under rdma-core for its own MRs.
+    if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) {
         return input(Errno::EINVAL);
     }
     let flags_u = flags as u32;
