@@ -119,6 +119,24 @@ int main(void)
 	}
 	printf("kernel with FLUSH/ATOMIC WRITE in rxe: %s\n", newk ? "yes" : "no");
 
+	if (!ctest_ours_dp()) {
+		/* IBV_PROVIDERS=plugin: rdma-core 44's C rxe plugin serves the data
+		 * path and knows neither operation: it refuses the QP's send ops. */
+		d.qp[0] = qp_ex(&d, 0);
+		CHECK(!d.qp[0] && errno == EOPNOTSUPP, "44 plugin: create_qp_ex %p errno %d",
+		      (void *)d.qp[0], errno);
+		printf("hosted rdma-core 44 plugin: FLUSH/ATOMIC WRITE QPs refused\n");
+		if (d.qp[0])
+			ibv_destroy_qp(d.qp[0]);
+		for (int i = 0; i < 2; i++) {
+			ibv_destroy_cq(d.cq[i]);
+			free(d.buf[i]);
+		}
+		ibv_dealloc_pd(d.pd);
+		ibv_close_device(d.ctx);
+		return ctest_finish();
+	}
+
 	/* The target MR, with global-flush access. */
 	errno = 0;
 	mr = ibv_reg_mr(d.pd, d.buf[1], DP_BUF, fl);
