@@ -17,7 +17,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck
+.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck soak
 
 all: lib $(PC)
 
@@ -131,3 +131,13 @@ MEMCHECK_AFTER_OBJECTS ?=
 vm-memcheck: all
 	VM_TEST_LIBS="debian memcheck" VM_TEST_ONLY='$(MEMCHECK_ONLY)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=600 \
 	  VM_RESULTS_NAME=vm-memcheck vm/run-tests.sh
+
+# c-tests/stress.c with a big count (its small default runs in `make test`):
+# 8 threads x SOAK_OPS operations per phase, SOAK_ROUNDS destroy-under-use
+# rounds, on Debian's library and ours in one VM boot. Not part of `make test`.
+SOAK_OPS ?= 3000
+SOAK_ROUNDS ?= 500
+soak: all
+	STRESS_OPS=$(SOAK_OPS) STRESS_ROUNDS=$(SOAK_ROUNDS) VM_TEST_ONLY='^c-tests/stress$$' \
+	  VM_TEST_LIBS='debian ours' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=3000 VM_TIMEOUT=7000 \
+	  VM_RESULTS_NAME=soak vm/run-tests.sh
