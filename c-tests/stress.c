@@ -1,5 +1,5 @@
 /* Concurrency stress (issue 14): THREADS threads (default 8) each run OPS
- * operations (default 48) on a loopback RC pair of their own, cycling SEND,
+ * operations (default 36) on a loopback RC pair of their own, cycling SEND,
  * RDMA WRITE and RDMA READ, every one signaled and its data checked: the
  * payload is a pattern of (thread, sequence number), verified at the receiver
  * (SEND), in the target buffer (WRITE) and in the local buffer after the READ.
@@ -34,7 +34,7 @@ enum kind { K_SEND, K_WRITE, K_READ };
 enum mode { M_OWN, M_SHARED, M_SHAREDX };
 
 static struct dp g;	/* context, PD, GID; type RC */
-static int nthreads = 8, nops = 48, nrounds = 20;
+static int nthreads = 8, nops = 36, nrounds = 8;
 static enum mode mode;
 static struct ibv_cq *shared_cq;
 static struct ibv_cq_ex *shared_cqx;
@@ -493,8 +493,8 @@ int main(void)
 
 	ctest_init();
 	nthreads = env_int("STRESS_THREADS", 8, MAX_THREADS);
-	nops = env_int("STRESS_OPS", 48, 1 << 30);
-	nrounds = env_int("STRESS_ROUNDS", 20, 1 << 20);
+	nops = env_int("STRESS_OPS", 36, 1 << 30);
+	nrounds = env_int("STRESS_ROUNDS", 8, 1 << 20);
 	memset(&g, 0, sizeof(g));
 	g.type = IBV_QPT_RC;
 	g.ctx = rxe_open(&da);
