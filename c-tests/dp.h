@@ -165,6 +165,34 @@ static inline int dp_setup(struct dp *d, enum ibv_qp_type type, int rnr_retry)
 	return 0;
 }
 
+/* Sets up the pair on an open context, over the caller's two DP_BUF-byte
+ * buffers (dp_setup without its open and allocations); 0, or -1 on an error. */
+static inline int dp_pair_on(struct dp *d, struct ibv_context *ctx, char *buf0, char *buf1)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = IBV_QPT_RC;
+	d->ctx = ctx;
+	d->buf[0] = buf0;
+	d->buf[1] = buf1;
+	dp_gid(ctx, &d->gid);
+	d->pd = ibv_alloc_pd(ctx);
+	if (!d->pd)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		d->mr[i] = ibv_reg_mr(d->pd, d->buf[i], DP_BUF,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				      IBV_ACCESS_REMOTE_READ);
+		d->cq[i] = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+		d->qp[i] = d->cq[i] && d->mr[i] ? dp_qp(d, i, NULL) : NULL;
+		if (!d->qp[i])
+			return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		if (dp_to_init(d, d->qp[i]) || dp_connect(d, d->qp[i], d->qp[1 - i]->qp_num, 7))
+			return -1;
+	return 0;
+}
+
 /* Replaces the pair's CQs and QPs with extended ones (ibv_create_cq_ex with
  * `wc_flags`, ibv_create_qp_ex with `ops` as send_ops_flags) and connects
  * them; returns 0, or -1 after a failed create. */

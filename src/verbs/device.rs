@@ -7,6 +7,30 @@ use crate::entry::{Errno, arg_cstr};
 use crate::object;
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
+use std::sync::atomic::Ordering::SeqCst;
+
+/// rdma-core's test of a switch variable: set, and not "0".
+fn env_true(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| v != "0")
+}
+
+/// What rdma-core's library init does at the first ibv_get_device_list:
+/// RDMAV_FORK_SAFE or IBV_FORK_SAFE turn fork protection on (ibv_fork_init,
+/// before any registration), RDMAV_ALLOW_DISASSOC_DESTROY (or mlx4's old
+/// MLX4_DEVICE_FATAL_CLEANUP) sets the flag hosted C providers read.
+fn library_init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if (env_true("RDMAV_FORK_SAFE") || env_true("IBV_FORK_SAFE"))
+            && crate::fork::init().is_err()
+        {
+            eprintln!("libibverbs: Warning: fork()-safety requested but init failed");
+        }
+        let disassoc =
+            env_true("RDMAV_ALLOW_DISASSOC_DESTROY") || env_true("MLX4_DEVICE_FATAL_CLEANUP");
+        super::driver::verbs_allow_disassociate_destroy.store(disassoc, SeqCst);
+    });
+}
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *mut ibv_device {
@@ -16,6 +40,7 @@ pub unsafe extern "C" fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *m
         if let Some(n) = num.as_deref_mut() {
             *n = 0;
         }
+        library_init();
         let devs = device::refresh()?;
         if let Some(n) = num {
             *n = devs.len() as c_int;
