@@ -15,6 +15,8 @@ pub mod context;
 /// cbindgen:ignore
 pub mod device;
 /// cbindgen:ignore
+pub mod discovery;
+/// cbindgen:ignore
 pub mod driver_abi;
 /// cbindgen:ignore
 pub mod netlink;

@@ -128,7 +128,7 @@ pub unsafe fn init_context(
     unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
     v.context.abi_compat = ABI_IS_EXTENDED;
     // SAFETY: the plugin's context, being set up by us alone.
-    unsafe { v34::with_ours(vctx, crate::verbs::dummy::fill_verbs_context) };
+    unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
     let p = Arc::new(Priv {
         driver_id,
         ops: RwLock::new(verbs_context_ops::default()),
@@ -243,7 +243,7 @@ fn set_lib_ops(v: &mut verbs_context) {
     // these slots directly, so whatever our library puts there for its own
     // providers is undone for a plugin.
     let o = v.context.ops;
-    crate::verbs::vctx::fill(v);
+    crate::context::fill_lib_slots(v);
     let n = &mut v.context.ops;
     (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) =
         (o.poll_cq, o.req_notify_cq, o.post_send, o.post_recv);

@@ -62,10 +62,13 @@ pub fn plugins() -> Vec<&'static Plugin> {
     ps.clone()
 }
 
-/// A device for `sysfs` from the first plugin that drives it.
-pub fn claim(sysfs: &SysfsDevice, driver_id: Option<u32>) -> Option<Device> {
+/// A device for `sysfs` from the first plugin that drives it, and that plugin.
+pub fn claim(
+    sysfs: &SysfsDevice,
+    driver_id: Option<u32>,
+) -> Option<(Device, &'static dyn Provider)> {
     let (p, vdev) = device::try_plugins(sysfs, driver_id)?;
-    Some(Device::hosted(sysfs.clone(), p, vdev.cast()))
+    Some((Device::hosted(sysfs.clone(), vdev.cast()), p))
 }
 
 /// The plugin's verbs_device behind a hosted device.

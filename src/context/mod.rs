@@ -6,13 +6,16 @@
 #![allow(unsafe_code)]
 
 mod close;
+pub mod dummy;
 pub mod generic;
+mod lib_slots;
 mod open;
 mod ops;
 
 pub use crate::object::events;
 pub use crate::object::{EventCounts, Kind, New};
 pub use close::close;
+pub use lib_slots::{fill_lib_slots, register_lib_slots};
 pub use open::{open, open_hosted};
 pub use ops::ContextOps;
 

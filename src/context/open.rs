@@ -2,12 +2,12 @@
 #![allow(unsafe_code)]
 
 use super::{Context, ContextOps};
+use super::{dummy, fill_lib_slots};
 use crate::abi::*;
 use crate::device::Device;
 use crate::entry::Result;
 use crate::object::CObject;
 use crate::uverbs::Uverbs;
-use crate::verbs::{dummy, vctx};
 use std::cell::UnsafeCell;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub fn open(
     // all-zero state is PTHREAD_MUTEX_INITIALIZER); all-zero is valid.
     let mut c: verbs_context = unsafe { std::mem::zeroed() };
     dummy::fill_verbs_context(&mut c);
-    vctx::fill(&mut c);
+    fill_lib_slots(&mut c);
     fill_ops(&mut c);
     c.sz = size_of::<verbs_context>();
     c.context.device = dev.c_ptr();

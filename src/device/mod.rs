@@ -3,11 +3,10 @@
 
 mod list;
 
-pub use list::{DeviceList, import, refresh};
+pub use list::DeviceList;
 
 use crate::abi::{ibv_device, ibv_node_type, ibv_transport_type};
 use crate::object::CObject;
-use crate::provider::Provider;
 use crate::sysfs::SysfsDevice;
 use std::cell::UnsafeCell;
 use std::ffi::c_char;
@@ -21,7 +20,6 @@ pub struct Device {
     c: UnsafeCell<ibv_device>,
     driver_ops: *const std::ffi::c_void,
     pub sysfs: SysfsDevice,
-    pub provider: &'static dyn Provider,
     /// The port count netlink reports (0: none), read once when first needed.
     pub num_ports: std::sync::OnceLock<u32>,
     /// A hosted plugin's device: the `ibv_device` at the head of the
@@ -83,12 +81,11 @@ impl Device {
         c
     }
 
-    pub fn new(sysfs: SysfsDevice, provider: &'static dyn Provider) -> Device {
+    pub fn new(sysfs: SysfsDevice) -> Device {
         Device {
             c: UnsafeCell::new(Self::c_fields(&sysfs)),
             driver_ops: std::ptr::null(),
             sysfs,
-            provider,
             num_ports: std::sync::OnceLock::new(),
             hosted: None,
         }
@@ -96,14 +93,10 @@ impl Device {
 
     /// A device a hosted plugin allocated: `c` is the `ibv_device` at the
     /// head of its `verbs_device`, already filled in.
-    pub fn hosted(
-        sysfs: SysfsDevice,
-        provider: &'static dyn Provider,
-        c: NonNull<ibv_device>,
-    ) -> Device {
+    pub fn hosted(sysfs: SysfsDevice, c: NonNull<ibv_device>) -> Device {
         Device {
             hosted: Some(c),
-            ..Self::new(sysfs, provider)
+            ..Self::new(sysfs)
         }
     }
 

@@ -2,7 +2,8 @@
 
 use crate::abi::*;
 use crate::context::Context;
-use crate::device::{self, Device, DeviceList};
+use crate::device::{Device, DeviceList};
+use crate::discovery;
 use crate::entry::{Errno, arg_cstr};
 use crate::object;
 use std::ffi::{c_char, c_int};
@@ -41,7 +42,7 @@ pub unsafe extern "C" fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *m
             *n = 0;
         }
         library_init();
-        let devs = device::refresh()?;
+        let devs = discovery::refresh()?;
         if let Some(n) = num {
             *n = devs.len() as c_int;
         }
@@ -91,7 +92,7 @@ pub unsafe extern "C" fn ibv_get_device_index(device: *mut ibv_device) -> c_int 
 pub unsafe extern "C" fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_context {
     entry!(ptr, ibv_open_device(device) {
         let dev = object::lookup::<Device>(device)?;
-        let ctx = dev.provider.open(&dev)?;
+        let ctx = discovery::open(&dev)?;
         Ok(object::publish(ctx))
     })
 }
@@ -102,7 +103,7 @@ pub unsafe extern "C" fn ibv_import_device(cmd_fd: c_int) -> *mut ibv_context {
         if cmd_fd < 0 {
             return Err(Errno::EINVAL);
         }
-        let ctx = device::import(cmd_fd)?;
+        let ctx = discovery::import(cmd_fd)?;
         Ok(object::publish(ctx))
     })
 }

@@ -17,7 +17,6 @@ pub mod dm_export;
 pub mod dmah;
 /// cbindgen:ignore
 pub mod driver;
-pub mod dummy;
 pub mod event;
 pub mod fork;
 pub mod kern;

@@ -9,8 +9,17 @@ use crate::object;
 use crate::verbs::query::{query_device_ex_into, query_port_into};
 use std::ffi::c_int;
 
+extern "C" fn register() {
+    crate::context::register_lib_slots(fill);
+}
+
+// Runs when the library is loaded, before any context can be opened.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static REGISTER: extern "C" fn() = register;
+
 /// Points the slots the library implements at their dispatchers.
-pub fn fill(v: &mut verbs_context) {
+fn fill(v: &mut verbs_context) {
     v.query_port = Some(query_port);
     v.query_device_ex = Some(query_device_ex);
     v.context.ops._compat_query_device = Some(super::query::ibv_query_device);
