@@ -509,7 +509,7 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
 /// checks, without building a [`SendReq`] first.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub fn write_send_fast<'a>(
+pub fn write_send_fast(
     slot: &mut [u8],
     wr_id: u64,
     opcode: u32,
@@ -517,7 +517,7 @@ pub fn write_send_fast<'a>(
     imm_data: u32,
     rdma: (u64, u32),
     sges: &[Sge],
-    inline_data: Option<&[&'a [u8]]>,
+    inline_data: Option<&[&[u8]]>,
     lim: &SendLimits,
     ssn: u32,
 ) -> Result<()> {

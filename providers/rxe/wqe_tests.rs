@@ -640,6 +640,9 @@ fn setters_sum_every_entry() {
     );
 }
 
+/// A payload for both encoders: the general one's, and the fast one's pair.
+type Case<'a> = (Payload<'a>, &'a [Sge], Option<&'a [&'a [u8]]>);
+
 /// `write_send_fast` (the common `ibv_post_send` case) writes the very bytes
 /// `write_send_wqe` writes, and refuses what it refuses; both start from
 /// the same dirty slot, so a field one leaves unwritten shows.
@@ -699,7 +702,7 @@ fn fast_encoder_matches_the_general_one() {
     for (code, op) in ops {
         for flags in [0, 2, SEND_INLINE, SEND_INLINE | 2] {
             for slot_len in [SLOT, 208 + 16, 200] {
-                let mut cases: Vec<(Payload<'_>, &[Sge], Option<&[&[u8]]>)> = Vec::new();
+                let mut cases: Vec<Case<'_>> = Vec::new();
                 for l in lists {
                     cases.push((Payload::Sge(l), l, None));
                 }

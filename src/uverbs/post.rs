@@ -120,7 +120,7 @@ impl Uverbs {
     /// path: one write(2) of a fixed 32-byte command built on the stack (as
     /// rdma-core sends it, whatever transport other commands use), with a
     /// 4-byte response.
-    #[inline]
+    #[inline(always)]
     pub fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
         let mut resp = PostSendResp::default();
         let req = PostSend {
@@ -141,9 +141,15 @@ impl Uverbs {
         };
         let r = super::sys::write_cmd(self.fd(), cmd.as_bytes());
         if crate::entry::trace_level() >= 2 {
-            self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, &r);
+            self.trace_doorbell(&r);
         }
         r
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_doorbell(&self, r: &Result<()>) {
+        self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, r);
     }
 
     /// As [`Uverbs::post_send`], with `RecvWr` entries.
