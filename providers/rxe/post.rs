@@ -244,7 +244,6 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
 }
 
 /// `ibv_post_send` (the `post_send` op).
-#[inline(always)]
 unsafe fn post_send_list(
     ibqp: *mut ibv_qp,
     mut wr: *mut ibv_send_wr,
