@@ -26,6 +26,7 @@ const MAX_INLINE_SGE: usize = 32;
 ///
 /// # Safety
 /// A non-NULL `p` points to `n` readable `ibv_sge`s (the verbs contract).
+#[inline(always)]
 unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
     const { assert!(size_of::<Sge>() == size_of::<ibv_sge>()) };
     const { assert!(align_of::<Sge>() <= align_of::<ibv_sge>()) };
@@ -39,6 +40,7 @@ unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
 }
 
 /// The operation of a send WR, as rdma-core's rxe converts it.
+#[inline(always)]
 fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
     // SAFETY (for the union reads below): every member of these C unions is
     // plain integers or pointers; any bit pattern is a valid value.
@@ -113,11 +115,39 @@ pub(super) fn bind_wqe(mw: *mut ibv_mw, rkey: u32, info: &ibv_mw_bind_info) -> R
     })
 }
 
+/// The caller's inline buffers as slices, handed to `f` (no 32-entry
+/// array initialisation per WR: only `list.len()` entries are written).
+///
+/// # Safety
+/// Each entry's `addr` points to `length` readable bytes (verbs contract).
+#[inline(always)]
+unsafe fn with_inline<R>(list: &[Sge], f: impl FnOnce(&[&[u8]]) -> Result<R>) -> Result<R> {
+    if list.len() > MAX_INLINE_SGE {
+        return Err(Errno::EINVAL);
+    }
+    let mut bufs = [std::mem::MaybeUninit::<&[u8]>::uninit(); MAX_INLINE_SGE];
+    for (b, s) in bufs.iter_mut().zip(list) {
+        b.write(match (s.length, s.addr) {
+            (0, _) => &[],
+            (_, 0) => return Err(Errno::EINVAL),
+            // SAFETY: the caller's inline data: `length` readable bytes
+            // at `addr` (verbs contract), read before we return.
+            (len, addr) => unsafe {
+                std::slice::from_raw_parts(addr as usize as *const u8, len as usize)
+            },
+        });
+    }
+    // SAFETY: the first `list.len()` entries were written just above (the
+    // loop returns early otherwise); MaybeUninit<T> has T's layout.
+    f(unsafe { &*(&raw const bufs[..list.len()] as *const [&[u8]]) })
+}
+
 /// Encodes one send WR into the producer slot and publishes it.
 ///
 /// # Safety
 /// `wr`'s pointers (gather list, inline data, AH) are as the verbs contract
 /// says.
+#[inline(always)]
 unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
     let lim = wqe::SendLimits {
         max_sge: st.sq.max_sge,
@@ -127,6 +157,44 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
     let n = u32::try_from(wr.num_sge).map_err(|_| Errno::EINVAL)?;
     if n > lim.max_sge {
         return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    // The common case (sends and RDMA on a connected QP) is encoded
+    // straight from the C struct; the rest builds a `SendReq`.
+    let fast = matches!(
+        wr.opcode,
+        ibv_wr_opcode::IBV_WR_SEND
+            | ibv_wr_opcode::IBV_WR_SEND_WITH_IMM
+            | ibv_wr_opcode::IBV_WR_RDMA_WRITE
+            | ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM
+            | ibv_wr_opcode::IBV_WR_RDMA_READ
+    ) && st.qp_type != ibv_qp_type::IBV_QPT_UD;
+    if fast {
+        // SAFETY: plain integers; any bit pattern is a valid value.
+        let rdma = unsafe { wr.wr.rdma };
+        let enc = |slot: &mut [u8], inline: Option<&[&[u8]]>| {
+            wqe::write_send_fast(
+                slot,
+                wr.wr_id,
+                wr.opcode.0,
+                wr.send_flags,
+                wr.imm_data,
+                (rdma.remote_addr, rdma.rkey),
+                list,
+                inline,
+                &lim,
+                *ssn,
+            )
+        };
+        if wr.send_flags & wqe::SEND_INLINE != 0 {
+            // SAFETY: per this function's contract.
+            unsafe { with_inline(list, |bufs| sq.push_with(|slot| enc(slot, Some(bufs))))? };
+        } else {
+            sq.push_with(|slot| enc(slot, None))?;
+        }
+        *ssn = ssn.wrapping_add(1);
+        return Ok(());
     }
     let op = send_op(wr)?;
     if let SendOp::BindMw(_) = op {
@@ -138,8 +206,6 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
             return Err(Errno::EINVAL);
         }
     }
-    // SAFETY: per this function's contract.
-    let list = unsafe { sges(wr.sg_list, n as usize)? };
     let ud_ah = match (st.qp_type, op) {
         (ibv_qp_type::IBV_QPT_UD, SendOp::Send | SendOp::SendWithImm { .. }) => {
             // SAFETY: the UD member is the one a UD send uses.
@@ -156,7 +222,7 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
         ah_num: r.ah_num,
         av: r.av.as_ref(),
     });
-    let mut push = |payload| {
+    let mut push = |payload: Payload<'_>| {
         let req = SendReq {
             wr_id: wr.wr_id,
             op,
@@ -168,22 +234,8 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
         sq.push_with(|slot| wqe::write_send_wqe(slot, &req, &lim))
     };
     if wr.send_flags & wqe::SEND_INLINE != 0 {
-        if list.len() > MAX_INLINE_SGE {
-            return Err(Errno::EINVAL);
-        }
-        let mut bufs: [&[u8]; MAX_INLINE_SGE] = [&[]; MAX_INLINE_SGE];
-        for (b, s) in bufs.iter_mut().zip(list) {
-            *b = match (s.length, s.addr) {
-                (0, _) => &[],
-                (_, 0) => return Err(Errno::EINVAL),
-                // SAFETY: the caller's inline data: `length` readable bytes
-                // at `addr` (verbs contract), read before we return.
-                (len, addr) => unsafe {
-                    std::slice::from_raw_parts(addr as usize as *const u8, len as usize)
-                },
-            };
-        }
-        push(Payload::Inline(&bufs[..list.len()]))?;
+        // SAFETY: per this function's contract.
+        unsafe { with_inline(list, |bufs| push(Payload::Inline(bufs)))? };
     } else {
         push(Payload::Sge(list))?;
     }

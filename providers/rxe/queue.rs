@@ -117,30 +117,36 @@ impl Ring {
         })
     }
 
+    #[inline(always)]
     fn producer(&self) -> &AtomicU32 {
         // SAFETY: in bounds and aligned (`Mmap::atomic_u32`) of `self.map`,
         // which lives as long as `self`.
         unsafe { self.words.prod.as_ref() }
     }
 
+    #[inline(always)]
     fn consumer(&self) -> &AtomicU32 {
         // SAFETY: as in `producer`.
         unsafe { self.words.cons.as_ref() }
     }
 
+    #[inline(always)]
     fn elem_size(&self) -> usize {
         1 << self.log2_elem_size
     }
 
+    #[inline(always)]
     fn next(&self, index: u32) -> u32 {
         index.wrapping_add(1) & self.mask
     }
 
     /// Elements from `from` up to (excluding) `to`, modulo the ring.
+    #[inline(always)]
     fn distance(&self, from: u32, to: u32) -> u32 {
         to.wrapping_sub(from) & self.mask
     }
 
+    #[inline(always)]
     fn slot_ptr(&self, index: u32) -> *mut u8 {
         let off = ((index & self.mask) as usize) << self.log2_elem_size;
         // Inside the slot array: the index is masked and `new` checked that
@@ -154,6 +160,7 @@ impl Ring {
         unsafe { std::slice::from_raw_parts(self.slot_ptr(index), self.elem_size()) }
     }
 
+    #[inline(always)]
     fn slot_mut(&mut self, index: u32) -> &mut [u8] {
         // SAFETY: as in `slot`; `&mut self` excludes our other views.
         unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(index), self.elem_size()) }
@@ -193,12 +200,14 @@ impl ProducerQueue {
 
     /// Our index (only we write it, hence relaxed), masked in case the header
     /// was scribbled on.
+    #[inline(always)]
     pub fn producer_index(&self) -> u32 {
         self.ring.producer().load(Ordering::Relaxed) & self.ring.mask
     }
 
     /// The kernel's index; acquire so that its reads of the slots it has
     /// released are over before we reuse them.
+    #[inline(always)]
     pub fn consumer_index(&self) -> u32 {
         self.ring.consumer().load(Ordering::Acquire) & self.ring.mask
     }
@@ -245,6 +254,7 @@ impl ProducerQueue {
 
     /// Starts a run of posts that are published together, with one store
     /// of the producer index when the batch is dropped.
+    #[inline(always)]
     pub fn batch(&mut self) -> Batch<'_> {
         let prod = self.producer_index();
         Batch {
@@ -299,6 +309,7 @@ pub struct Batch<'a> {
 
 impl Batch<'_> {
     /// Whether no slot is free (the kernel's index is read again first).
+    #[inline(always)]
     pub fn full(&mut self) -> bool {
         if self.free == 0 {
             let ring = &self.q.ring;
@@ -311,6 +322,7 @@ impl Batch<'_> {
     }
 
     /// Claims the current slot for the batch; `ENOMEM` if the ring is full.
+    #[inline(always)]
     fn take(&mut self) -> Result<()> {
         if self.full() {
             return Err(Errno::ENOMEM);
@@ -323,6 +335,7 @@ impl Batch<'_> {
     /// Writes the next slot with `fill` and adds it to the batch if `fill`
     /// succeeds and the ring has room (`ENOMEM` otherwise): a bad request is
     /// reported before a full ring, as in rdma-core's post_send.
+    #[inline(always)]
     pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
         fill(self.q.ring.slot_mut(self.prod))?;
         self.take()
@@ -330,6 +343,7 @@ impl Batch<'_> {
 }
 
 impl Drop for Batch<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
         if self.prod != self.start {
             // Release: the slot contents are visible to the kernel before the index.
@@ -371,11 +385,13 @@ impl ConsumerQueue {
     }
 
     /// The kernel's index; acquire so the completions before it are visible.
+    #[inline(always)]
     pub fn producer_index(&self) -> u32 {
         self.ring.producer().load(Ordering::Acquire) & self.ring.mask
     }
 
     /// Our index (only we write it).
+    #[inline(always)]
     pub fn consumer_index(&self) -> u32 {
         self.ring.consumer().load(Ordering::Relaxed) & self.ring.mask
     }

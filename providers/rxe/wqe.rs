@@ -329,6 +329,7 @@ pub struct SendLimits {
 }
 
 /// Total length of a gather list; `EINVAL` if it does not fit in 32 bits.
+#[inline(always)]
 fn sge_length(sges: &[Sge]) -> Result<u32> {
     sges.iter()
         .try_fold(0u32, |n, s| n.checked_add(s.length))
@@ -337,6 +338,7 @@ fn sge_length(sges: &[Sge]) -> Result<u32> {
 
 /// Writes the `wr` union of `op` into `u` (zeroed) and returns its opcode,
 /// `ex` and `iova`.
+#[inline(always)]
 fn encode_op(op: &SendOp, u: &mut WrUnion) -> (u32, u32, u64) {
     fn rdma(u: &mut WrUnion, remote_addr: u64, rkey: u32) -> u64 {
         u.set(&Rdma {
@@ -403,6 +405,7 @@ fn encode_op(op: &SendOp, u: &mut WrUnion) -> (u32, u32, u64) {
 
 /// Writes a WQE header for `op` in place (zeroed first, no copy of the
 /// 208-byte struct); `EINVAL` if the slot cannot hold one.
+#[inline(always)]
 fn put_header<'a>(
     slot: &'a mut [u8],
     wr_id: u64,
@@ -427,6 +430,7 @@ fn put_header<'a>(
 /// its errno (`EINVAL`): more SGEs than `max_sge`, more inline bytes than
 /// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
 /// beyond it, a request that does not fit the slot or mismatches UD.
+#[inline(always)]
 pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
     let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, tail) = match req.payload {
@@ -493,6 +497,81 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
     if let Some(ud) = &ud {
         w.wr.wr.set(ud);
     }
+    w.dma = dma_info(length, num_sge);
+    Ok(())
+}
+
+/// The common `ibv_post_send` case, encoded straight into the slot: a send
+/// or RDMA operation (`opcode` one of SEND, SEND_WITH_IMM, RDMA_WRITE,
+/// RDMA_WRITE_WITH_IMM, RDMA_READ) on a connected QP with a gather list
+/// (`inline_data` None) or inline data. The WQE is byte for byte the one
+/// [`write_send_wqe`] writes for the same request (tested), with the same
+/// checks, without building a [`SendReq`] first.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn write_send_fast(
+    slot: &mut [u8],
+    wr_id: u64,
+    opcode: u32,
+    send_flags: u32,
+    imm_data: u32,
+    rdma: (u64, u32),
+    sges: &[Sge],
+    inline_data: Option<&[&[u8]]>,
+    lim: &SendLimits,
+    ssn: u32,
+) -> Result<()> {
+    debug_assert!(matches!(
+        opcode,
+        opcode::SEND
+            | opcode::SEND_WITH_IMM
+            | opcode::RDMA_WRITE
+            | opcode::RDMA_WRITE_WITH_IMM
+            | opcode::RDMA_READ
+    ));
+    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
+    let (num_sge, length, flags) = match inline_data {
+        None => {
+            if send_flags & SEND_INLINE != 0 || size_of_val(sges) > room {
+                return Err(Errno::EINVAL);
+            }
+            let length = write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
+            (sges.len(), length, send_flags)
+        }
+        Some(bufs) => {
+            let mut at = 0usize;
+            for b in bufs {
+                let end = at.checked_add(b.len()).ok_or(Errno::EINVAL)?;
+                if end > lim.max_inline as usize || end > room {
+                    return Err(Errno::EINVAL);
+                }
+                slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
+                at = end;
+            }
+            // at <= max_inline, a u32.
+            (bufs.len(), at as u32, send_flags | SEND_INLINE)
+        }
+    };
+    if num_sge > lim.max_sge as usize {
+        return Err(Errno::EINVAL);
+    }
+    let w = SendWqe::from_bytes_mut(slot).ok_or(Errno::EINVAL)?;
+    *w = SendWqe::default();
+    w.wr.wr_id = wr_id;
+    w.wr.opcode = opcode;
+    w.wr.send_flags = flags;
+    if matches!(opcode, opcode::SEND_WITH_IMM | opcode::RDMA_WRITE_WITH_IMM) {
+        w.wr.ex = imm_data;
+    }
+    if !matches!(opcode, opcode::SEND | opcode::SEND_WITH_IMM) {
+        w.wr.wr.set(&Rdma {
+            remote_addr: rdma.0,
+            rkey: rdma.1,
+            reserved: 0,
+        });
+        w.iova = rdma.0;
+    }
+    w.ssn = ssn;
     w.dma = dma_info(length, num_sge);
     Ok(())
 }
@@ -610,6 +689,7 @@ pub fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
     Ok(())
 }
 
+#[inline(always)]
 fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
     DmaInfo {
         length,
@@ -623,6 +703,7 @@ fn dma_info(length: u32, num_sge: usize) -> DmaInfo {
 /// Copies the gather list after a WQE header (one fixed-size copy per SGE,
 /// no memcpy call) and returns its total length; `EINVAL` if that overflows.
 /// `dst` has room (checked by callers).
+#[inline(always)]
 fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
     let mut length = 0u32;
     for (d, s) in dst
@@ -639,6 +720,7 @@ fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
 
 /// Encodes a receive work request into a receive queue or SRQ slot.
 /// `EINVAL` for more SGEs than `max_sge` (as rdma-core) or than the slot holds.
+#[inline(always)]
 pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -> Result<()> {
     if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
         return Err(Errno::EINVAL);

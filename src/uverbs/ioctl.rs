@@ -28,6 +28,7 @@ pub struct IoctlCmd<'a> {
 }
 
 impl<'a> IoctlCmd<'a> {
+    #[inline]
     pub fn new(name: &'static str, object_id: u16, method_id: u16) -> Self {
         IoctlCmd {
             name,

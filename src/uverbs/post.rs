@@ -89,6 +89,15 @@ kstruct! {
     }
 }
 
+kstruct! {
+    /// The doorbell's whole write(2): the header, then `PostSend`, built in
+    /// place (no byte copies).
+    pub struct Doorbell = 32 {
+        pub hdr: super::write::CmdHdr,
+        pub req: PostSend,
+    }
+}
+
 write_cmd!(PostSendCmd = IB_USER_VERBS_CMD_POST_SEND(PostSend) -> PostSendResp);
 write_cmd!(PostRecvCmd = IB_USER_VERBS_CMD_POST_RECV(PostRecv) -> PostRecvResp);
 write_cmd!(PostSrqRecvCmd = IB_USER_VERBS_CMD_POST_SRQ_RECV(PostSrqRecv) -> PostSrqRecvResp);
@@ -111,6 +120,7 @@ impl Uverbs {
     /// path: one write(2) of a fixed 32-byte command built on the stack (as
     /// rdma-core sends it, whatever transport other commands use), with a
     /// 4-byte response.
+    #[inline(always)]
     pub fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
         let mut resp = PostSendResp::default();
         let req = PostSend {
@@ -121,19 +131,25 @@ impl Uverbs {
             // sizeof(struct ibv_send_wr), as rdma-core sends it.
             wqe_size: 128,
         };
-        let hdr = super::write::CmdHdr {
-            command: IB_USER_VERBS_CMD_POST_SEND,
-            in_words: ((size_of::<super::write::CmdHdr>() + size_of::<PostSend>()) / 4) as u16,
-            out_words: (size_of::<PostSendResp>() / 4) as u16,
+        let cmd = Doorbell {
+            hdr: super::write::CmdHdr {
+                command: IB_USER_VERBS_CMD_POST_SEND,
+                in_words: (size_of::<Doorbell>() / 4) as u16,
+                out_words: (size_of::<PostSendResp>() / 4) as u16,
+            },
+            req,
         };
-        let mut buf = [0u8; 32];
-        buf[..8].copy_from_slice(hdr.as_bytes());
-        buf[8..].copy_from_slice(req.as_bytes());
-        let r = super::sys::write_cmd(self.fd(), &buf);
+        let r = super::sys::write_cmd(self.fd(), cmd.as_bytes());
         if crate::entry::trace_level() >= 2 {
-            self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, &r);
+            self.trace_doorbell(&r);
         }
         r
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_doorbell(&self, r: &Result<()>) {
+        self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, r);
     }
 
     /// As [`Uverbs::post_send`], with `RecvWr` entries.

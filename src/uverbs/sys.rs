@@ -64,6 +64,7 @@ struct Wire {
 }
 
 impl<'a> AttrBuf<'a> {
+    #[inline]
     pub fn new(object_id: u16, method_id: u16) -> Self {
         AttrBuf {
             wire: Wire {

@@ -5,8 +5,8 @@
 //! symbols to load. Not declared in verbs.h.
 
 use crate::abi::*;
-use crate::driver_abi::v34::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
+use crate::driver_abi::v34::*;
 use crate::entry::Errno;
 use crate::providers::plugin::{cmd, context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
