@@ -28,11 +28,14 @@ impl Errno {
 
     /// The calling thread's current errno.
     pub fn last() -> Errno {
-        Errno(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO),
-        )
+        Errno(nix::errno::Errno::last_raw())
+    }
+}
+
+/// nix's errors are errno values too (the raw number, no table lookup).
+impl From<nix::errno::Errno> for Errno {
+    fn from(e: nix::errno::Errno) -> Self {
+        Errno(e as c_int)
     }
 }
 
@@ -59,13 +62,11 @@ pub type Result<T, E = Errno> = std::result::Result<T, E>;
 pub const PANIC_ERRNO: Errno = Errno::EIO;
 
 pub fn set_errno(e: Errno) {
-    // SAFETY: __errno_location returns this thread's errno slot, always valid.
-    unsafe { *libc::__errno_location() = e.0 };
+    nix::errno::Errno::set_raw(e.0);
 }
 
 fn errno_now() -> c_int {
-    // SAFETY: as in set_errno.
-    unsafe { *libc::__errno_location() }
+    nix::errno::Errno::last_raw()
 }
 
 // ---- return conventions -------------------------------------------------------
