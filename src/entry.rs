@@ -61,12 +61,17 @@ pub type Result<T, E = Errno> = std::result::Result<T, E>;
 /// The errno a verb reports when it hit a bug of ours (a caught panic).
 pub const PANIC_ERRNO: Errno = Errno::EIO;
 
+// errno is set through libc, not nix's `Errno::set_raw` (the same store): with
+// nix's, every verb's entry point was inlined differently and the library's
+// text grew by 30 KB (measured; docs/crates.md).
 pub fn set_errno(e: Errno) {
-    nix::errno::Errno::set_raw(e.0);
+    // SAFETY: __errno_location returns this thread's errno slot, always valid.
+    unsafe { *libc::__errno_location() = e.0 };
 }
 
 fn errno_now() -> c_int {
-    nix::errno::Errno::last_raw()
+    // SAFETY: as in set_errno.
+    unsafe { *libc::__errno_location() }
 }
 
 // ---- return conventions -------------------------------------------------------
