@@ -28,11 +28,14 @@ impl Errno {
 
     /// The calling thread's current errno.
     pub fn last() -> Errno {
-        Errno(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO),
-        )
+        Errno(nix::errno::Errno::last_raw())
+    }
+}
+
+/// nix's errors are errno values too (the raw number, no table lookup).
+impl From<nix::errno::Errno> for Errno {
+    fn from(e: nix::errno::Errno) -> Self {
+        Errno(e as c_int)
     }
 }
 
@@ -58,6 +61,9 @@ pub type Result<T, E = Errno> = std::result::Result<T, E>;
 /// The errno a verb reports when it hit a bug of ours (a caught panic).
 pub const PANIC_ERRNO: Errno = Errno::EIO;
 
+// errno is set through libc, not nix's `Errno::set_raw` (the same store): with
+// nix's, every verb's entry point was inlined differently and the library's
+// text grew by 30 KB (measured; docs/crates.md).
 pub fn set_errno(e: Errno) {
     // SAFETY: __errno_location returns this thread's errno slot, always valid.
     unsafe { *libc::__errno_location() = e.0 };

@@ -152,20 +152,28 @@ fn state() -> std::sync::MutexGuard<'static, ForkState> {
 }
 
 fn page_size() -> usize {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(n).unwrap_or(4096)
+    let n = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE);
+    n.ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(4096)
 }
 
 fn sys_madvise(start: usize, end: usize, advice: Advice) -> Result<()> {
+    use nix::sys::mman::{MmapAdvise, madvise};
     let flag = match advice {
-        Advice::DontFork => libc::MADV_DONTFORK,
-        Advice::DoFork => libc::MADV_DOFORK,
+        Advice::DontFork => MmapAdvise::MADV_DONTFORK,
+        Advice::DoFork => MmapAdvise::MADV_DOFORK,
+    };
+    // nix's madvise takes a NonNull; at address 0 nothing is mapped, and the
+    // kernel's answer for an unmapped range is ENOMEM.
+    let Some(addr) = std::ptr::NonNull::new(start as *mut std::ffi::c_void) else {
+        return Err(Errno::ENOMEM);
     };
     // SAFETY: MADV_(DONT|DO)FORK only changes the VMA's inheritance flag; it does
     // not touch the pages' contents, so any address range is memory-safe to pass.
-    let r = unsafe { libc::madvise(start as *mut libc::c_void, end - start, flag) };
-    if r == 0 { Ok(()) } else { Err(Errno::last()) }
+    unsafe { madvise(addr, end - start, flag) }?;
+    Ok(())
 }
 
 /// ibv_fork_init: start tracking ranges. 0 or an errno.

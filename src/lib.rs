@@ -36,6 +36,8 @@ pub mod verbs;
 pub mod fuzzing;
 
 mod enum_str;
+/// cbindgen:ignore
+pub(crate) mod flags;
 pub(crate) mod fork;
 mod object;
 mod rate;

@@ -10,12 +10,19 @@
 //! for slots that the ring protocol says the kernel is not touching.
 #![allow(unsafe_code)]
 
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::num::NonZeroUsize;
+use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU32;
 
+use nix::sys::mman::{self, MapFlags, ProtFlags};
+
 use crate::entry::{Errno, Result};
 use crate::uverbs::rxe::MmapInfo;
+
+fn prot() -> ProtFlags {
+    ProtFlags::PROT_READ | ProtFlags::PROT_WRITE
+}
 
 /// `mmap(PROT_READ | PROT_WRITE, MAP_SHARED)` of `len` bytes, unmapped on drop.
 #[derive(Debug)]
@@ -58,31 +65,27 @@ impl Mmap {
     /// response) from the uverbs fd `fd`.
     pub fn map(fd: BorrowedFd<'_>, info: &MmapInfo) -> Result<Mmap> {
         let off = libc::off_t::try_from(info.offset).map_err(|_| Errno::EINVAL)?;
-        Self::new(info.size as usize, libc::MAP_SHARED, fd.as_raw_fd(), off)
+        let len = NonZeroUsize::new(info.size as usize).ok_or(Errno::EINVAL)?;
+        // SAFETY: a new mapping at an address the kernel chooses; it cannot
+        // overlap or alias any memory Rust already owns.
+        let p = unsafe { mman::mmap(None, len, prot(), MapFlags::MAP_SHARED, fd, off) }?;
+        Ok(Self::mapped(p, len))
     }
 
     /// A zeroed shared anonymous mapping: a stand-in for the kernel's queue.
     pub fn anonymous(len: usize) -> Result<Mmap> {
-        Self::new(len, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0)
+        let len = NonZeroUsize::new(len).ok_or(Errno::EINVAL)?;
+        // SAFETY: as in `map`.
+        let p = unsafe { mman::mmap_anonymous(None, len, prot(), MapFlags::MAP_SHARED) }?;
+        Ok(Self::mapped(p, len))
     }
 
-    fn new(len: usize, flags: libc::c_int, fd: libc::c_int, off: libc::off_t) -> Result<Mmap> {
-        if len == 0 {
-            return Err(Errno::EINVAL);
-        }
-        let prot = libc::PROT_READ | libc::PROT_WRITE;
-        // SAFETY: a new mapping at an address the kernel chooses; it cannot
-        // overlap or alias any memory Rust already owns.
-        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, off) };
-        if p == libc::MAP_FAILED {
-            return Err(Errno::last());
-        }
-        let ptr = NonNull::new(p.cast()).ok_or(Errno::EFAULT)?;
-        Ok(Mmap {
-            ptr,
-            len,
+    fn mapped(p: NonNull<std::ffi::c_void>, len: NonZeroUsize) -> Mmap {
+        Mmap {
+            ptr: p.cast(),
+            len: len.get(),
             heap: None,
-        })
+        }
     }
 
     /// A zeroed, page-aligned heap block standing in for a kernel queue
@@ -176,6 +179,8 @@ impl Drop for Mmap {
         if self.heap.is_some() {
             return; // the block goes with its last alias
         }
+        // Raw libc: nix's munmap is as unsafe, and an out-of-line call into nix
+        // (5 instructions more per destroyed queue; docs/crates.md).
         // SAFETY: unmaps exactly the range we mapped; no view outlives `self`.
         unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
     }
@@ -194,19 +199,11 @@ pub(crate) fn shared_pair(len: usize) -> Result<(Mmap, Mmap)> {
 /// queue is mapped; `shared_pair` for tests that need no real mapping.
 #[cfg(test)]
 pub(crate) fn memfd_pair(len: usize) -> Result<(Mmap, Mmap)> {
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-    // SAFETY: the name is a valid C string; the result is checked below.
-    let fd = unsafe { libc::memfd_create(c"rxe-queue-test".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(Errno::last());
-    }
-    // SAFETY: `fd` is a new descriptor nobody else owns.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    use nix::sys::memfd::{MFdFlags, memfd_create};
+    use std::os::fd::AsFd;
+    let fd = memfd_create(c"rxe-queue-test", MFdFlags::MFD_CLOEXEC)?;
     let size = libc::off_t::try_from(len).map_err(|_| Errno::EINVAL)?;
-    // SAFETY: plain syscall on a descriptor we own.
-    if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
-        return Err(Errno::last());
-    }
+    nix::unistd::ftruncate(&fd, size)?;
     let info = MmapInfo {
         offset: 0,
         size: u32::try_from(len).map_err(|_| Errno::EINVAL)?,

@@ -137,24 +137,29 @@ pub(crate) fn from_netlink(root: &Path, cdev_dir: &Path, nl: &[NlDevice]) -> Vec
 /// (EINVAL: not a character device; ENODEV: none of ours) and lets its
 /// provider import the context (EOPNOTSUPP when it cannot, as rxe).
 pub fn import(cmd_fd: std::ffi::c_int) -> Result<Arc<crate::context::Context>> {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    // SAFETY: fstat fills our own struct; a bad fd is just an error.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::fstat(cmd_fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFCHR {
+    use nix::fcntl::{FcntlArg, fcntl};
+    use nix::sys::stat::{SFlag, fstat, major, minor};
+    use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd};
+    if cmd_fd < 0 {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the caller's descriptor, used only during this call; one that is
+    // not open is an error (EBADF) of the calls below, not a memory error.
+    let fd = unsafe { BorrowedFd::borrow_raw(cmd_fd) };
+    let st = fstat(fd).map_err(|_| Errno::EINVAL)?;
+    if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT != SFlag::S_IFCHR {
         return Err(Errno::EINVAL);
     }
     refresh().map_err(|_| Errno::ENODEV)?;
     let found = devices().clone();
     let found = found
         .into_iter()
-        .find(|f| f.dev.sysfs.cdev == (libc::major(st.st_rdev), libc::minor(st.st_rdev)))
+        .find(|f| {
+            let (ma, mi) = f.dev.sysfs.cdev;
+            (u64::from(ma), u64::from(mi)) == (major(st.st_rdev), minor(st.st_rdev))
+        })
         .ok_or(Errno::ENODEV)?;
-    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we just checked.
-    let dup = unsafe { libc::fcntl(cmd_fd, libc::F_DUPFD_CLOEXEC, 0) };
-    if dup < 0 {
-        return Err(Errno::last());
-    }
+    let dup = fcntl(fd, FcntlArg::F_DUPFD_CLOEXEC(0))?;
     // SAFETY: `dup` is a new descriptor that nothing else owns.
     let owned = unsafe { OwnedFd::from_raw_fd(dup) };
     found.provider.import(&found.dev, owned)

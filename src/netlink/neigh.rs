@@ -101,7 +101,7 @@ fn lookup(table: &[Neigh], family: u8, oif: u32, dst: &[u8]) -> Option<Vec<u8>> 
 /// Resolves `dgid` as seen from `sgid`. `gid_errno` is the errno the source GID
 /// query left (ENODATA for an empty slot, which reads as the zero GID).
 pub fn resolve(sgid: &[u8; 16], dgid: &[u8; 16], gid_errno: Option<Errno>, want_vid: bool) -> L2 {
-    let mut c = match NlSocket::open_proto(libc::NETLINK_ROUTE, TIMEOUT) {
+    let mut c = match NlSocket::open_proto(nix::sys::socket::SockProtocol::NetlinkRoute, TIMEOUT) {
         Ok(s) => Conn::new(s),
         Err(e) => return L2::fail(-1, Some(e)),
     };
@@ -195,7 +195,7 @@ fn neigh_mac<T: Transport>(
     {
         return Ok(ll);
     }
-    let events = NlSocket::open_proto(libc::NETLINK_ROUTE, TIMEOUT)?;
+    let events = NlSocket::open_proto(nix::sys::socket::SockProtocol::NetlinkRoute, TIMEOUT)?;
     events.join_group(RTNLGRP_NEIGH)?;
     let probe = UdpProbe::new(src, dst, oif)?;
     probe.send()?;

@@ -1,8 +1,13 @@
 //! A UDP datagram to the discard port, sent only to make the kernel resolve a
 //! neighbour (ARP / neighbour discovery), as libibverbs does.
-#![allow(unsafe_code)]
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddrV4, SocketAddrV6};
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use nix::errno::Errno as NixErrno;
+use nix::sys::socket::{
+    AddressFamily, MsgFlags, SockFlag, SockType, SockaddrIn, SockaddrIn6, SockaddrLike,
+};
 
 use crate::entry::{Errno, Result};
 
@@ -12,52 +17,37 @@ const PAYLOAD: &[u8] = b"H\0";
 /// tentative) is retried.
 const MAX_SENDS: u32 = 100_000;
 
-/// A socket address, IPv4 or IPv6, as bytes plus its length.
+/// A socket address, IPv4 or IPv6.
 enum SockAddr {
-    V4(libc::sockaddr_in),
-    V6(libc::sockaddr_in6),
+    V4(SockaddrIn),
+    V6(SockaddrIn6),
 }
 
 impl SockAddr {
     /// `addr` is 4 (IPv4) or 16 (IPv6) bytes.
     fn new(addr: &[u8], port: u16, scope: u32) -> Result<SockAddr> {
         if let Ok(a) = <[u8; 4]>::try_from(addr) {
-            // SAFETY: plain integers; all-zero is valid.
-            let mut s: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-            s.sin_family = libc::AF_INET as libc::sa_family_t;
-            s.sin_port = port.to_be();
-            s.sin_addr.s_addr = u32::from_ne_bytes(a);
-            Ok(SockAddr::V4(s))
+            let s = SocketAddrV4::new(Ipv4Addr::from(a), port);
+            Ok(SockAddr::V4(s.into()))
         } else if let Ok(a) = <[u8; 16]>::try_from(addr) {
-            // SAFETY: as above.
-            let mut s: libc::sockaddr_in6 = unsafe { std::mem::zeroed() };
-            s.sin6_family = libc::AF_INET6 as libc::sa_family_t;
-            s.sin6_port = port.to_be();
-            s.sin6_addr.s6_addr = a;
-            s.sin6_scope_id = scope;
-            Ok(SockAddr::V6(s))
+            let s = SocketAddrV6::new(Ipv6Addr::from(a), port, 0, scope);
+            Ok(SockAddr::V6(s.into()))
         } else {
             Err(Errno(libc::EADDRNOTAVAIL))
         }
     }
 
-    fn family(&self) -> libc::c_int {
+    fn family(&self) -> AddressFamily {
         match self {
-            SockAddr::V4(_) => libc::AF_INET,
-            SockAddr::V6(_) => libc::AF_INET6,
+            SockAddr::V4(_) => AddressFamily::Inet,
+            SockAddr::V6(_) => AddressFamily::Inet6,
         }
     }
 
-    fn as_ptr(&self) -> (*const libc::sockaddr, libc::socklen_t) {
+    fn as_like(&self) -> &dyn SockaddrLike {
         match self {
-            SockAddr::V4(s) => (
-                (s as *const libc::sockaddr_in).cast(),
-                size_of::<libc::sockaddr_in>() as libc::socklen_t,
-            ),
-            SockAddr::V6(s) => (
-                (s as *const libc::sockaddr_in6).cast(),
-                size_of::<libc::sockaddr_in6>() as libc::socklen_t,
-            ),
+            SockAddr::V4(s) => s,
+            SockAddr::V6(s) => s,
         }
     }
 }
@@ -74,41 +64,23 @@ impl UdpProbe {
     pub fn new(src: &[u8], dst: &[u8], oif: u32) -> Result<UdpProbe> {
         let src = SockAddr::new(src, 0, 0)?;
         let dst = SockAddr::new(dst, DISCARD_PORT, oif)?;
-        // SAFETY: plain system call with integer arguments.
-        let raw = unsafe { libc::socket(dst.family(), libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
-        if raw < 0 {
-            return Err(Errno::last());
-        }
-        // SAFETY: `raw` is a fresh descriptor nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let (p, len) = src.as_ptr();
-        // SAFETY: `p` points to a live sockaddr of `len` bytes.
-        if unsafe { libc::bind(fd.as_raw_fd(), p, len) } < 0 {
-            return Err(Errno::last());
-        }
+        let fd = nix::sys::socket::socket(
+            dst.family(),
+            SockType::Datagram,
+            SockFlag::SOCK_CLOEXEC,
+            None,
+        )?;
+        nix::sys::socket::bind(fd.as_raw_fd(), src.as_like())?;
         Ok(UdpProbe { fd, dst })
     }
 
     pub fn send(&self) -> Result<()> {
-        let (p, len) = self.dst.as_ptr();
+        let fd = self.fd.as_raw_fd();
         for _ in 0..MAX_SENDS {
-            // SAFETY: the payload and the live sockaddr with their sizes.
-            let n = unsafe {
-                libc::sendto(
-                    self.fd.as_raw_fd(),
-                    PAYLOAD.as_ptr().cast(),
-                    PAYLOAD.len(),
-                    0,
-                    p,
-                    len,
-                )
-            };
-            if n >= 0 {
-                return Ok(());
-            }
-            match Errno::last() {
-                e if e.0 == libc::EADDRNOTAVAIL => continue,
-                e => return Err(e),
+            match nix::sys::socket::sendto(fd, PAYLOAD, self.dst.as_like(), MsgFlags::empty()) {
+                Ok(_) => return Ok(()),
+                Err(NixErrno::EADDRNOTAVAIL) => continue,
+                Err(e) => return Err(e.into()),
             }
         }
         Err(Errno(libc::EADDRNOTAVAIL))

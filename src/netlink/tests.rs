@@ -460,7 +460,7 @@ fn real_socket_error_and_timeout() {
     // NETLINK_ROUTE stands in for a kernel peer: an unknown type gets an error
     // reply, a NOOP without ACK gets none (so the receive must time out).
     let t = std::time::Duration::from_millis(200);
-    let Ok(s) = sock::NlSocket::open_proto(libc::NETLINK_ROUTE, t) else {
+    let Ok(s) = sock::NlSocket::open_proto(nix::sys::socket::SockProtocol::NetlinkRoute, t) else {
         return;
     };
     let mut c = Conn::new(s);

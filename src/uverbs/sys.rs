@@ -16,14 +16,9 @@ pub const RDMA_VERBS_IOCTL: u64 =
 /// Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
 pub const MAX_ATTRS: usize = 32;
 
-/// write(2) of a whole command; a short write is an error (`EIO` when errno is unset).
+/// write(2) of a whole command (also rxe's doorbell); a short write is `EIO`.
 pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
-    // SAFETY: `buf` is a live slice of `buf.len()` initialised bytes.
-    let n = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) };
-    if n < 0 {
-        return Err(Errno::last());
-    }
-    if n as usize != buf.len() {
+    if nix::unistd::write(fd, buf)? != buf.len() {
         return Err(Errno::EIO);
     }
     Ok(())
@@ -163,7 +158,9 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// Issues `RDMA_VERBS_IOCTL`; the kernel's output (handles, fds, flags) is
-    /// copied back into the attributes.
+    /// copied back into the attributes. A raw `libc::ioctl`: nix's `ioctl_*!`
+    /// macros describe one fixed-size argument, and this one is a header
+    /// followed by a variable number of attributes pointing at other memory.
     pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
         self.finish(driver_id)?;
         // SAFETY: `self.wire` is a valid header followed by `num_attrs` attributes; each
@@ -177,6 +174,8 @@ impl<'a> AttrBuf<'a> {
                 &mut self.wire as *mut Wire,
             )
         };
+        // Not `nix::errno::Errno::result(r)?`: that kept `r` for its Ok value,
+        // 4 instructions more per ioctl (callgrind, docs/crates.md).
         if r != 0 {
             return Err(Errno::last());
         }

@@ -75,8 +75,8 @@ pub fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
 
 /// Page-aligned memory of `size` bytes; errno is posix_memalign's.
 fn alloc_pages(size: usize) -> Result<usize> {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE);
+    let page = page.ok().flatten().unwrap_or(4096).max(4096) as usize;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: p is a valid out-pointer; page is a power of two.
     match unsafe { libc::posix_memalign(&mut p, page, size) } {

@@ -6,14 +6,9 @@ use crate::abi::*;
 use crate::context::Obj;
 use crate::context::generic::mr;
 use crate::entry::{Errno, Result, arg_ref};
+use crate::flags::RegMrMask as M;
 use crate::object;
 use std::ffi::c_uint;
-
-const IOVA: u64 = IBV_REG_MR_MASK_IOVA as u64;
-const ADDR: u64 = IBV_REG_MR_MASK_ADDR as u64;
-const FD: u64 = IBV_REG_MR_MASK_FD as u64;
-const FD_OFFSET: u64 = IBV_REG_MR_MASK_FD_OFFSET as u64;
-const BUF: u64 = IBV_REG_MR_MASK_BUF as u64;
 
 /// Which legacy registration a request stands for, or its errno.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,12 +24,12 @@ pub enum Plan {
 /// an fd needs its offset and IOVA and no address; otherwise the address is
 /// required and the IOVA defaults to it.
 pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
-    let m = a.comp_mask;
-    if m & !(IOVA | ADDR | FD | FD_OFFSET) != 0 {
+    let m = M::from_bits_retain(a.comp_mask);
+    if !(M::IOVA | M::ADDR | M::FD | M::FD_OFFSET).contains(m) {
         return Err(Errno::EOPNOTSUPP);
     }
-    if m & FD != 0 {
-        if m & ADDR != 0 || m & FD_OFFSET == 0 || m & IOVA == 0 {
+    if m.contains(M::FD) {
+        if m.contains(M::ADDR) || !m.contains(M::FD_OFFSET | M::IOVA) {
             return Err(Errno::EINVAL);
         }
         return Ok(Plan::Dmabuf {
@@ -43,13 +38,17 @@ pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
             fd: a.fd,
         });
     }
-    if m & ADDR == 0 || m & FD_OFFSET != 0 {
+    if !m.contains(M::ADDR) || m.contains(M::FD_OFFSET) {
         return Err(Errno::EINVAL);
     }
     let addr = a.addr as usize;
     Ok(Plan::Va {
         addr,
-        iova: if m & IOVA != 0 { a.iova } else { addr as u64 },
+        iova: if m.contains(M::IOVA) {
+            a.iova
+        } else {
+            addr as u64
+        },
     })
 }
 
@@ -57,7 +56,7 @@ pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
 pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
     let pd_obj: std::sync::Arc<Obj> = object::get(pd)?;
     let mut a = *attr;
-    if a.comp_mask & BUF != 0 {
+    if M::from_bits_retain(a.comp_mask).contains(M::BUF) {
         super::buf::resolve(pd, &mut a)?;
     }
     let access = a.access as c_uint;
@@ -85,6 +84,12 @@ pub unsafe extern "C" fn ibv_reg_mr_ex(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The C values, not the flag type under test.
+    const IOVA: u64 = IBV_REG_MR_MASK_IOVA as u64;
+    const ADDR: u64 = IBV_REG_MR_MASK_ADDR as u64;
+    const FD: u64 = IBV_REG_MR_MASK_FD as u64;
+    const FD_OFFSET: u64 = IBV_REG_MR_MASK_FD_OFFSET as u64;
 
     fn attr(mask: u64) -> ibv_mr_init_attr {
         ibv_mr_init_attr {

@@ -12,19 +12,14 @@ use crate::entry::{Errno, Result, trace_level, trace_line};
 use crate::object::{self, KindOf};
 use crate::uverbs::Pod;
 use crate::uverbs::device::AsyncEventDesc;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 
 /// Reads one event descriptor from an event fd. Blocks unless the fd is
 /// O_NONBLOCK (then EAGAIN when there is none); a short read is EIO.
 pub fn read_desc<T: Pod>(fd: BorrowedFd<'_>) -> Result<T> {
     let mut d = T::zeroed();
     let buf = d.as_bytes_mut();
-    // SAFETY: reads at most buf.len() bytes into our own buffer.
-    let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        return Err(Errno::last());
-    }
-    if n as usize != size_of::<T>() {
+    if nix::unistd::read(fd, buf)? != size_of::<T>() {
         return Err(Errno::EIO);
     }
     Ok(d)

@@ -302,12 +302,7 @@ fn sysfs_entry(
         e.ndev_ifindex = match read_file(&path, &mut buf) {
             Ok(name) if !name.is_empty() => {
                 let c = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
-                // SAFETY: a valid NUL-terminated string.
-                let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
-                if i == 0 {
-                    return Err(Errno::last());
-                }
-                i
+                nix::net::if_::if_nametoindex(c.as_c_str())?
             }
             _ => 0,
         };

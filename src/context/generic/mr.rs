@@ -5,6 +5,7 @@
 use crate::abi::*;
 use crate::context::{Context, New, Obj};
 use crate::entry::{Errno, Result, set_errno};
+use crate::flags::{Access, Rereg};
 use crate::fork::{self, Advice};
 use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::object::{self, CObject};
@@ -90,7 +91,7 @@ pub fn reg_kernel(
     drv_out: &mut [u8],
 ) -> Result<New> {
     let mut length = len as u64;
-    if access & IBV_ACCESS_ON_DEMAND != 0 && len == usize::MAX {
+    if Access::from_bits_retain(access).contains(Access::ON_DEMAND) && len == usize::MAX {
         // The whole address space: an implicit ODP MR, which must start at 0.
         if addr != 0 {
             return Err(Errno::EINVAL);
@@ -159,12 +160,15 @@ fn core_support(ctx: &Context) -> u64 {
 /// ibv_reg_mr_iova2 (and ibv_reg_mr, ibv_reg_mr_iova): drops the optional
 /// access bits the kernel does not know, keeps the range out of fork()
 /// children (unless on-demand paging), and lets the provider register it.
-pub fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, mut access: u32) -> Result<New> {
+pub fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
     let ctx = &pd.ctx;
+    // Unknown bits stay: the kernel (or the provider) judges them.
+    let mut flags = Access::from_bits_retain(access);
     if core_support(ctx) & u64::from(IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS) == 0 {
-        access &= !IBV_ACCESS_OPTIONAL_RANGE;
+        flags.remove(Access::OPTIONAL_RANGE);
     }
-    let odp = access & IBV_ACCESS_ON_DEMAND != 0;
+    let access = flags.bits();
+    let odp = flags.contains(Access::ON_DEMAND);
     if !odp {
         fork::range(addr, len, Advice::DontFork)?;
     }
@@ -220,7 +224,7 @@ pub fn dereg(mr: &Obj) -> Result<()> {
     let c = mr.read_c(|c: &ibv_mr| *c);
     let (mr_type, access) = info(mr).map_or((MrType::Mr, 0), |i| (i.mr_type, i.access));
     mr.ctx.ops.dereg_mr(mr)?;
-    if mr_type == MrType::Mr && access & IBV_ACCESS_ON_DEMAND == 0 {
+    if mr_type == MrType::Mr && !Access::from_bits_retain(access).contains(Access::ON_DEMAND) {
         let _ = fork::range(c.addr as usize, c.length, Advice::DoFork);
     }
     Ok(())
@@ -244,15 +248,14 @@ pub fn rereg(
     if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) {
         return input(Errno::EINVAL);
     }
-    let flags_u = flags as u32;
-    if flags_u & !IBV_REREG_MR_FLAGS_SUPPORTED != 0 {
+    let Some(change) = Rereg::from_bits(flags as u32) else {
         return input(Errno::EINVAL);
-    }
-    let translation = flags_u & IBV_REREG_MR_CHANGE_TRANSLATION != 0;
+    };
+    let translation = change.contains(Rereg::CHANGE_TRANSLATION);
     if translation && (len == 0 || addr == 0) {
         return input(Errno::EINVAL);
     }
-    if access != 0 && flags_u & IBV_REREG_MR_CHANGE_ACCESS == 0 {
+    if access != 0 && !change.contains(Rereg::CHANGE_ACCESS) {
         return input(Errno::EINVAL);
     }
     if translation && let Err(e) = fork::range(addr, len, Advice::DontFork) {
@@ -263,7 +266,7 @@ pub fn rereg(
     let old = mr.read_c(|c: &ibv_mr| *c);
     // A pointer that is not a live PD reaches the provider as None: a provider
     // that can change the PD answers EINVAL then.
-    let new_pd = if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
+    let new_pd = if change.contains(Rereg::CHANGE_PD) {
         object::get::<ibv_pd, Context>(pd).ok()
     } else {
         None
@@ -275,7 +278,7 @@ pub fn rereg(
     {
         Ok(()) => {
             mr.update_c(|c: &mut ibv_mr| {
-                if flags_u & IBV_REREG_MR_CHANGE_PD != 0 {
+                if change.contains(Rereg::CHANGE_PD) {
                     c.pd = pd;
                 }
                 if translation {
