@@ -235,6 +235,17 @@ static void close_other(void)
 		die("ibv_close_device");
 }
 
+/* Every live object exists before the case's bad one is made, so that no
+ * object made afterwards can take a destroyed or closed one's memory (a stale
+ * pointer to a live object of the same type is all C pointers can promise). */
+static void warm(void)
+{
+	struct fx *f = &fx_main;
+
+	ctx_of(f), pd_of(f), cq_of(f), ch_of(f), mr_of(f), qp_of(f), ud_of(f);
+	srq_of(f), ah_of(f), mw_of(f);
+}
+
 /* One object of each kind in each variant. */
 #define GETTER(T, name, of, destroy, ctxfield)                                 \
 	static struct T *name(enum var v)                                      \
@@ -246,6 +257,7 @@ static void close_other(void)
 		case V_FOREIGN:                                                \
 			return foreign(ctxfield);                              \
 		case V_DESTROYED:                                              \
+			warm();                                                \
 			if (ctxfield) {                                        \
 				fx_dead.ctx = ctx_of(&fx_main);                \
 				fx_dead.gid = fx_main.gid;                     \
@@ -255,6 +267,7 @@ static void close_other(void)
 				die(#destroy);                                 \
 			return o;                                              \
 		case V_CLOSED:                                                 \
+			warm();                                                \
 			o = of(&fx_other);                                     \
 			close_other();                                         \
 			return o;                                              \
@@ -275,20 +288,251 @@ GETTER(ibv_mw, MW, mw_of, ibv_dealloc_mw(o), 1)
 GETTER(ibv_comp_channel, CH, ch_of, ibv_destroy_comp_channel(o), 1)
 GETTER(ibv_context, CTX, ctx_of, ibv_close_device(o), 0)
 
-/* Every live object exists before the case's bad one is made, so that no
- * object made afterwards can take a destroyed or closed one's memory (a stale
- * pointer to a live object of the same type is all C pointers can promise). */
-static void warm(void)
-{
-	struct fx *f = &fx_main;
-
-	ctx_of(f), pd_of(f), cq_of(f), ch_of(f), mr_of(f), qp_of(f), ud_of(f);
-	srq_of(f), ah_of(f), mw_of(f);
-}
-
 #define LIVE NVAR
 #define C ctx_of(&fx_main)
 #define P pd_of(&fx_main)
+
+/* ---- the cases -------------------------------------------------------------- */
+/* helpers for cases that need a few statements */
+static struct out qp_create(struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_srq *srq,
+			    int type, uint32_t wr, uint32_t sge, uint32_t inl)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = wr, .max_recv_wr = wr, .max_send_sge = sge,
+			 .max_recv_sge = sge, .max_inline_data = inl },
+	};
+	return PTR(ibv_create_qp(pd, &ia));
+}
+static struct out qp_modify(struct ibv_qp *qp, int state, int mask, int port, int mtu)
+{
+	struct ibv_qp_attr a = { .qp_state = state, .port_num = port, .path_mtu = mtu,
+				 .qp_access_flags = IBV_ACCESS_LOCAL_WRITE };
+	return POS(ibv_modify_qp(qp, &a, mask));
+}
+static struct out qp_query(struct ibv_qp *qp, int mask)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	return POS(ibv_query_qp(qp, &a, mask, &ia));
+}
+static struct out srq_create(struct ibv_pd *pd, uint32_t wr, uint32_t sge, uint32_t limit)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = wr, .max_sge = sge, .srq_limit = limit } };
+
+	return PTR(ibv_create_srq(pd, &sa));
+}
+static struct out srq_modify(struct ibv_srq *srq, uint32_t wr, uint32_t limit, int mask)
+{
+	struct ibv_srq_attr a = { .max_wr = wr, .srq_limit = limit };
+
+	return POS(ibv_modify_srq(srq, &a, mask));
+}
+static struct out srq_query(struct ibv_srq *srq)
+{
+	struct ibv_srq_attr a;
+
+	return POS(ibv_query_srq(srq, &a));
+}
+static struct out ah_create(struct ibv_pd *pd, int port, int sgid, int global)
+{
+	struct ibv_ah_attr a;
+
+	ah_attr_of(&fx_main, &a);
+	a.port_num = port;
+	a.grh.sgid_index = sgid;
+	a.is_global = global;
+	return PTR(ibv_create_ah(pd, &a));
+}
+static struct out send1(struct ibv_qp *qp, int opcode, int nsge, int flags, uint32_t len,
+			struct ibv_ah *ah, uint32_t lkey)
+{
+	struct ibv_sge s[8];
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = s, .num_sge = nsge, .opcode = opcode,
+				  .send_flags = flags },
+			   *bad = NULL;
+	struct ibv_mr *mr = mr_of(&fx_main);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		s[i] = (struct ibv_sge){ (uintptr_t)mr->addr, len, lkey ? lkey : mr->lkey };
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud_of(&fx_main)->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	return POS(ibv_post_send(qp, &wr, &bad));
+}
+/* Posts one signalled send and returns the status of its completion ("wc N"),
+ * or the post's error. */
+static struct out send_wc(struct ibv_qp *qp, int opcode, uint32_t len, struct ibv_ah *ah,
+			  uint32_t lkey)
+{
+	struct out o = send1(qp, opcode, 1, IBV_SEND_SIGNALED, len, ah, lkey);
+	struct ibv_wc wc;
+	int n, tries = 0;
+
+	if (o.ret)
+		return o;
+	while ((n = ibv_poll_cq(cq_of(&fx_main), 1, &wc)) == 0 && tries++ < 2000000)
+		;
+	if (n != 1)
+		return (struct out){ K_NEG, n, errno };
+	return (struct out){ K_WC, wc.status, 0 };
+}
+static struct out recv1(struct ibv_qp *qp, struct ibv_srq *srq, int nsge)
+{
+	struct ibv_sge s[8];
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = s, .num_sge = nsge }, *bad = NULL;
+	struct ibv_mr *mr = mr_of(&fx_main);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		s[i] = (struct ibv_sge){ (uintptr_t)mr->addr, 64, mr->lkey };
+	if (srq)
+		return POS(ibv_post_srq_recv(srq, &wr, &bad));
+	return POS(ibv_post_recv(qp, &wr, &bad));
+}
+static struct out poll1(struct ibv_cq *cq, int n)
+{
+	struct ibv_wc wc[4];
+
+	return NEG(ibv_poll_cq(cq, n, wc));
+}
+static struct out bind1(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mr *mr, uint64_t len,
+			int access)
+{
+	struct ibv_mw_bind b = { .wr_id = 1, .send_flags = IBV_SEND_SIGNALED,
+				 .bind_info = { .mr = mr, .addr = (uintptr_t)buf_of(&fx_main),
+						.length = len, .mw_access_flags = access } };
+
+	return POS(ibv_bind_mw(qp, mw, &b));
+}
+static struct out mcast(struct ibv_qp *qp, int attach, int mc)
+{
+	union ibv_gid g = { .raw = { 0xff, 0x12, 0x60, 0x1b, [15] = 1 } };
+
+	if (!mc)
+		g = fx_main.gid;
+	return POS(attach ? ibv_attach_mcast(qp, &g, 0) : ibv_detach_mcast(qp, &g, 0));
+}
+/* No event is pending: a forged copy's fd (the live one) is made non-blocking,
+ * where Debian's library reads it. */
+static void nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+static struct out cq_event(int v)
+{
+	struct ibv_cq *cq;
+	void *cctx;
+	struct ibv_comp_channel *ch = CH(v);
+
+	if (v == V_FORGED)
+		nonblock(fx_main.ch->fd);
+	return NEG(ibv_get_cq_event(ch, &cq, &cctx));
+}
+static struct out async_event(int v)
+{
+	struct ibv_async_event ev;
+	struct ibv_context *c = CTX(v);
+
+	if (v == V_FORGED)
+		nonblock(fx_main.ctx->async_fd);
+	return NEG(ibv_get_async_event(c, &ev));
+}
+static struct out query_port(struct ibv_context *c, int port)
+{
+	struct ibv_port_attr a;
+
+	return POS(ibv_query_port(c, port, &a));
+}
+static struct out query_device(struct ibv_context *c)
+{
+	struct ibv_device_attr a;
+
+	return POS(ibv_query_device(c, &a));
+}
+static struct out query_gid(struct ibv_context *c, int port, int idx)
+{
+	union ibv_gid g;
+
+	return NEG(ibv_query_gid(c, port, idx, &g));
+}
+static struct out query_pkey(struct ibv_context *c, int port, int idx)
+{
+	uint16_t k;
+
+	return NEG(ibv_query_pkey(c, port, idx, &k));
+}
+static struct out query_gid_ex(struct ibv_context *c, int port, int idx, int flags)
+{
+	struct ibv_gid_entry e;
+
+	return POS(ibv_query_gid_ex(c, port, idx, &e, flags));
+}
+static struct out query_gid_table(struct ibv_context *c, size_t n, int flags)
+{
+	struct ibv_gid_entry e[64];
+
+	return POS(ibv_query_gid_table(c, e, n, flags));
+}
+static struct out reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	return PTR(ibv_reg_mr(pd, addr, len, access));
+}
+static struct out rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, int access)
+{
+	return NEG(ibv_rereg_mr(mr, flags, pd, NULL, 0, access));
+}
+static struct out cq_create(struct ibv_context *c, int cqe, struct ibv_comp_channel *ch, int vec)
+{
+	return PTR(ibv_create_cq(c, cqe, NULL, ch, vec));
+}
+static struct out from_wc(struct ibv_pd *pd, int port, int grh)
+{
+	struct ibv_wc wc = { .wc_flags = grh ? IBV_WC_GRH : 0 };
+	struct ibv_grh g;
+
+	memset(&g, 0, sizeof(g));
+	return PTR(ibv_create_ah_from_wc(pd, &wc, &g, port));
+}
+static struct out init_from_wc(struct ibv_context *c, int port, int grh)
+{
+	struct ibv_wc wc = { .wc_flags = grh ? IBV_WC_GRH : 0 };
+	struct ibv_grh g;
+	struct ibv_ah_attr a;
+
+	memset(&g, 0, sizeof(g));
+	return NEG(ibv_init_ah_from_wc(c, port, &wc, &g, &a));
+}
+static struct out ece(struct ibv_qp *qp, int set)
+{
+	struct ibv_ece e = { .vendor_id = 1 };
+
+	return POS(set ? ibv_set_ece(qp, &e) : ibv_query_ece(qp, &e));
+}
+static struct out async_ack(void)
+{
+	struct ibv_async_event ev = { .event_type = IBV_EVENT_QP_FATAL, .element.qp = QP(V_FOREIGN) };
+
+	return VOID(ibv_ack_async_event(&ev));
+}
+static struct out devname(struct ibv_device *d)
+{
+	return PTR(ibv_get_device_name(d));
+}
+static struct ibv_device *DEVICE(enum var v)
+{
+	if (v == V_NULL)
+		return NULL;
+	if (v == V_FOREIGN)
+		return foreign(0);
+	if (!devs)
+		devs = ibv_get_device_list(&ndevs);
+	if (!devs || ndevs < 1)
+		die("ibv_get_device_list");
+	return forge(devs[0], sizeof(struct ibv_device));
+}
 
 /* X(id, dev, verb and what, ours, debian, expr)
  * OBJ(id, dev, verb, variants-mask, ours NULL, Debian NULL, ours bad, expr of v)
@@ -377,8 +621,6 @@ static void run_one(const struct bcase *c, int v, char *res, size_t n)
 		close(fd[0]);
 		/* a hang: 3 s (TCG), 120 s under valgrind (make vm-memcheck) */
 		alarm(strstr(getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "", "valgrind") ? 120 : 3);
-		if (c->dev)
-			warm();
 		o = c->fn(v);
 		if (write(fd[1], &o, sizeof(o)) != sizeof(o))
 			_exit(91);
