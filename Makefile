@@ -17,7 +17,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck
+.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke
 
 all: lib $(PC)
 
@@ -131,3 +131,24 @@ MEMCHECK_AFTER_OBJECTS ?=
 vm-memcheck: all
 	VM_TEST_LIBS="debian memcheck" VM_TEST_ONLY='$(MEMCHECK_ONLY)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=600 \
 	  VM_RESULTS_NAME=vm-memcheck vm/run-tests.sh
+# Every case of vm/guest/tests.sh under memcheck (not in `make test`: slow),
+# less MEMCHECK_SKIP (c-tests/leak and c-tests/qp, see above).
+MEMCHECK_SKIP ?= ^c-tests/(leak|qp)$$
+vm-memcheck-all: all
+	VM_TEST_LIBS="debian memcheck" VM_TEST_SKIP='$(MEMCHECK_SKIP)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=900 \
+	  VM_TIMEOUT=7200 VM_RESULTS_NAME=vm-memcheck-all vm/run-tests.sh
+
+# The C tests built with gcc -fsanitize=address, run in the VM on Debian's
+# library and on ours (LD_LIBRARY_PATH: the ASan runtime stays first in the
+# link order, so no LD_PRELOAD). Our Rust library is not instrumented; its
+# heap is checked through ASan's malloc (leaks, double frees). ASAN_SMOKE is
+# the subset in `make test`.
+ASAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer
+ASAN_OPTIONS_VM := detect_leaks=1:abort_on_error=0:exitcode=98
+ASAN_SMOKE ?= ^c-tests/(badinput|no_device|cq)$$
+vm-asan: all
+	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' VM_TEST_LIBS="debian ours" \
+	  VM_TEST_ONLY='^c-tests(-64)?/' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan vm/run-tests.sh
+vm-asan-smoke: all
+	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' VM_TEST_LIBS="debian ours" \
+	  VM_TEST_ONLY='$(ASAN_SMOKE)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan-smoke vm/run-tests.sh
