@@ -45,6 +45,11 @@
 	X(copy_path_to, NODEV, "ibv_copy_path_rec_to_kern(NULL, NULL)", "void", "SIGSEGV", VOID(ibv_copy_path_rec_to_kern(NULL, NULL))) \
 	X(ack_async_foreign, NEEDDEV, "ibv_ack_async_event(QP event, foreign QP)", "void", "UB", async_ack()) \
 	X(ack_async_null, NODEV, "ibv_ack_async_event(NULL)", "void", "SIGSEGV", VOID(ibv_ack_async_event(NULL))) \
+	X(unimport_dm, NODEV, "ibv_unimport_dm(NULL)", "void", "SIGSEGV", VOID(ibv_unimport_dm(NULL))) \
+	X(eth_l2, NODEV, "ibv_resolve_eth_l2_from_gid(NULL)", "-1 EINVAL", "SIGSEGV", eth_l2(NULL)) \
+	X(sysfs_missing, NODEV, "ibv_read_sysfs_file(missing)", "-1 ENOENT", "=", NEG(ibv_read_sysfs_file("/nonexistent", "x", (char[16]){ 0 }, 16))) \
+	/* Debian formats the path with a NULL %s (undefined in C; glibc prints "(null)") */ \
+	X(sysfs_null, NODEV, "ibv_read_sysfs_file(NULL dir)", "-1 EINVAL", "UB", NEG(ibv_read_sysfs_file(NULL, "x", (char[16]){ 0 }, 16))) \
 	X(dontfork_null, NODEV, "ibv_dontfork_range(NULL, 0)", "0", "=", POS(ibv_dontfork_range(NULL, 0))) \
 	X(dofork_null, NODEV, "ibv_dofork_range(NULL, 0)", "0", "=", POS(ibv_dofork_range(NULL, 0))) \
 	/* contexts */                                                                                 \

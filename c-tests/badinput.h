@@ -23,6 +23,11 @@ void ibv_copy_path_rec_from_kern(void *dst, void *src);
 void ibv_copy_path_rec_to_kern(void *dst, void *src);
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
+#ifndef CTEST_OUR_HEADER /* ours declares it in verbs.h */
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
+				uint8_t eth_mac[6], uint16_t *vid);
+#endif
 
 enum conv { K_PTR, K_NEG, K_POS, K_VOID, K_WC };
 struct out {
@@ -516,6 +521,17 @@ static struct out async_ack(void)
 	struct ibv_async_event ev = { .event_type = IBV_EVENT_QP_FATAL, .element.qp = QP(V_FOREIGN) };
 
 	return VOID(ibv_ack_async_event(&ev));
+}
+static struct out eth_l2(struct ibv_context *c)
+{
+	struct ibv_ah_attr a;
+	uint8_t mac[6];
+	uint16_t vid;
+
+	memset(&a, 0, sizeof(a));
+	a.is_global = 1;
+	a.port_num = 1;
+	return NEG(ibv_resolve_eth_l2_from_gid(c, &a, mac, &vid));
 }
 static struct out devname(struct ibv_device *d)
 {
