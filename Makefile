@@ -148,11 +148,14 @@ vm-memcheck-all: all
 # heap is checked through ASan's malloc (leaks, double frees). ASAN_SMOKE:
 # a quick subset (vm-asan-smoke), not in `make test` (a VM boot of its own).
 ASAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer
-ASAN_OPTIONS_VM := detect_leaks=1:abort_on_error=0:exitcode=98
+ASAN_OPTIONS_VM := detect_leaks=1:abort_on_error=0:exitcode=98:allocator_may_return_null=1
+LSAN_OPTIONS_VM := suppressions=$(CURDIR)/vm/lsan.supp
 ASAN_SMOKE ?= ^c-tests/(cq|datapath|no_device)$$
+# RSS and mapping-count checks measure ASan's shadow and quarantine.
+ASAN_SKIP ?= ^c-tests/(leak|qp|pd_mr)$$
 vm-asan: all
-	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' VM_TEST_LIBS="debian ours" \
-	  VM_TEST_ONLY='^c-tests(-64)?/' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan vm/run-tests.sh
+	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' LSAN_OPTIONS='$(LSAN_OPTIONS_VM)' \
+	  VM_TEST_LIBS="debian ours" VM_TEST_ONLY='^c-tests(-64)?/' VM_TEST_SKIP='$(ASAN_SKIP)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan vm/run-tests.sh
 vm-asan-smoke: all
-	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' VM_TEST_LIBS="debian ours" \
-	  VM_TEST_ONLY='$(ASAN_SMOKE)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan-smoke vm/run-tests.sh
+	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' LSAN_OPTIONS='$(LSAN_OPTIONS_VM)' \
+	  VM_TEST_LIBS="debian ours" VM_TEST_ONLY='$(ASAN_SMOKE)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan-smoke vm/run-tests.sh
