@@ -155,7 +155,7 @@ ASAN_SMOKE ?= ^c-tests/(cq|datapath|no_device)$$
 ASAN_SKIP ?= ^c-tests/(leak|qp|pd_mr)$$
 vm-asan: all
 	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' LSAN_OPTIONS='$(LSAN_OPTIONS_VM)' \
-	  VM_TEST_LIBS="debian ours" VM_TEST_ONLY='^c-tests(-64)?/' VM_TEST_SKIP='$(ASAN_SKIP)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan vm/run-tests.sh
+	  VM_TEST_LIBS="debian ours" VM_TEST_ONLY='^c-tests(-64)?/' VM_TEST_SKIP='$(ASAN_SKIP)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=300 VM_RESULTS_NAME=vm-asan vm/run-tests.sh
 vm-asan-smoke: all
 	VM_CTESTS_CFLAGS='$(ASAN_FLAGS)' ASAN_OPTIONS='$(ASAN_OPTIONS_VM)' LSAN_OPTIONS='$(LSAN_OPTIONS_VM)' \
 	  VM_TEST_LIBS="debian ours" VM_TEST_ONLY='$(ASAN_SMOKE)' VM_TEST_MIXED=0 VM_RESULTS_NAME=vm-asan-smoke vm/run-tests.sh
