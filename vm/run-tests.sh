@@ -53,7 +53,7 @@ if [ -z "${VM_TEST_ONLY:-}" ] || [[ bench-smoke =~ $VM_TEST_ONLY ]]; then
 fi
 
 {
-  for v in VM_TEST_LIBS VM_TEST_ONLY VM_TEST_MIXED VM_CASE_TIMEOUT STRESS_THREADS STRESS_OPS STRESS_ROUNDS; do
+  for v in VM_TEST_LIBS VM_TEST_ONLY VM_TEST_SKIP VM_TEST_MIXED VM_CASE_TIMEOUT STRESS_THREADS STRESS_OPS STRESS_ROUNDS ASAN_OPTIONS LSAN_OPTIONS; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/vm/guest/tests.sh'"

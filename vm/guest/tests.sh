@@ -21,6 +21,7 @@ OURS=$REPO/build/lib/libibverbs.so.1
 LIBS=${VM_TEST_LIBS:-debian ours preload plugin}
 MIXED=${VM_TEST_MIXED:-1}       # run the interop (mixed) pairs
 ONLY=${VM_TEST_ONLY:-}          # regex on case names, to run a subset
+SKIP=${VM_TEST_SKIP:-}          # regex on case names to leave out
 RES=$OUTDIR/results.tsv
 CASES=$OUTDIR/cases
 T=${VM_CASE_TIMEOUT:-60}        # per process
@@ -95,7 +96,7 @@ record() { # LIB NAME RESULT START DETAIL
   printf '  %-8s %-28s %-4s %5ss\n' "$1" "$2" "$3" "$(tail -1 "$RES" | cut -f4)"
 }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
-want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
+want() { { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; } && { [ -z "$SKIP" ] || ! [[ $1 =~ $SKIP ]]; }; }
 
 # single NAME CMD...: passes on exit status 0 (and the proof). With CMP=1,
 # non-Debian libraries must also match Debian's stdout and status byte for byte
