@@ -11,6 +11,7 @@ pub mod generic;
 mod lib_slots;
 mod open;
 mod ops;
+mod stable;
 
 pub use crate::object::events;
 pub use crate::object::{EventCounts, Kind, New};
@@ -26,12 +27,12 @@ use crate::abi::{ibv_context, verbs_context};
 use crate::device::Device;
 use crate::object::CObject;
 use crate::uverbs::Uverbs;
-use std::cell::UnsafeCell;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 pub struct Context {
-    c: UnsafeCell<verbs_context>,
+    /// In type-stable memory: C may read it after the close.
+    c: stable::CBlock,
     pub device: Arc<Device>,
     /// The command fd (`ibv_context::cmd_fd`).
     pub uverbs: Uverbs,

@@ -8,7 +8,6 @@ use crate::device::Device;
 use crate::entry::Result;
 use crate::object::CObject;
 use crate::uverbs::Uverbs;
-use std::cell::UnsafeCell;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 
@@ -51,7 +50,7 @@ pub fn open(
     c.context.abi_compat = ABI_IS_EXTENDED;
 
     Ok(Arc::new(Context {
-        c: UnsafeCell::new(c),
+        c: super::stable::CBlock::new(c),
         device: dev.clone(),
         uverbs,
         async_fd,
@@ -72,7 +71,7 @@ pub fn open_hosted(
     // SAFETY: plain C data; all-zero is valid (this copy is never used).
     let c: verbs_context = unsafe { std::mem::zeroed() };
     Arc::new(Context {
-        c: UnsafeCell::new(c),
+        c: super::stable::CBlock::new(c),
         device: dev.clone(),
         uverbs,
         async_fd,
