@@ -8,7 +8,6 @@ use crate::abi::*;
 use crate::context::Context;
 use crate::device::Device;
 use crate::driver_abi::v34::{self, verbs_context_ops, verbs_device};
-use v34::verbs_context as VerbsContext44;
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::uverbs::Uverbs;
@@ -17,6 +16,7 @@ use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, RwLock};
+use v34::verbs_context as VerbsContext44;
 
 /// `verbs_context.context.abi_compat` of an extended context.
 const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;

@@ -393,7 +393,10 @@ impl ContextOps for Hosted {
             None => unsafe {
                 super::context::uninit_context(
                     c.cast::<u8>()
-                        .wrapping_sub(std::mem::offset_of!(crate::driver_abi::v34::verbs_context, context))
+                        .wrapping_sub(std::mem::offset_of!(
+                            crate::driver_abi::v34::verbs_context,
+                            context
+                        ))
                         .cast(),
                 )
             },

@@ -4,8 +4,8 @@
 use std::ffi::c_int;
 
 use super::{ah, cq, qp};
-use crate::context::generic::qp_attr;
 use crate::abi::*;
+use crate::context::generic::qp_attr;
 use crate::entry::Result;
 
 pub fn cq_ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {

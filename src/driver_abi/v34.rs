@@ -4,9 +4,9 @@
 //! (tests/abi/private34/facts.txt) by the tests at the end.
 
 use crate::abi::*;
+use std::ffi::{c_char, c_int, c_uint, c_void};
 #[allow(unused_imports)]
 use std::mem::size_of;
-use std::ffi::{c_char, c_int, c_uint, c_void};
 
 /// rdma-core 44's `struct verbs_context`, the context a v34 plugin embeds:
 /// ours less the op slots rdma-core 64 added at its front (the members after

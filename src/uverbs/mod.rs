@@ -12,6 +12,7 @@ pub mod ids;
 pub mod ioctl;
 pub mod ioctl_hdr;
 mod sys;
+pub use sys::RDMA_VERBS_IOCTL;
 #[macro_use]
 pub mod write;
 

@@ -5,8 +5,8 @@
 //! symbols to load. Not declared in verbs.h.
 
 use crate::abi::*;
-use crate::driver_abi::v34::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
+use crate::driver_abi::v34::*;
 use crate::entry::Errno;
 use crate::providers::plugin::{cmd, context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -27,7 +27,7 @@ macro_rules! driver_api {
 // Not hosted yet: the rarer commands (XRC, flow steering, WQ/RSS, device
 // memory, counters, flow actions, extended QP/CQ/SRQ creation, raw ioctls).
 driver_api!(errno
-    execute_ioctl, ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
+    ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
     ibv_cmd_create_counters, ibv_cmd_create_flow,
     ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex,
     ibv_cmd_create_rwq_ind_table, ibv_cmd_create_srq_ex, ibv_cmd_create_wq,
@@ -394,6 +394,18 @@ pub unsafe extern "C" fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *const
             p = next;
         }
         n
+    })
+}
+
+/// Runs a plugin's own ioctl command buffer (`providers::plugin::ioctl`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn execute_ioctl(
+    context: *mut ibv_context,
+    cmd: *mut ibv_command_buffer,
+) -> c_int {
+    entry!(errno, execute_ioctl(context, cmd) {
+        // SAFETY: the plugin's context and command buffer chain, per cmd_ioctl.h.
+        unsafe { crate::providers::plugin::ioctl::execute(context, cmd) }
     })
 }
 
