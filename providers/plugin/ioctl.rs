@@ -58,6 +58,24 @@ unsafe fn links(cmd: *mut ibv_command_buffer) -> Result<Vec<*mut ibv_command_buf
     Ok(v)
 }
 
+/// `__ioctl_final_num_attrs` less `num_attrs`: what a chain has filled.
+///
+/// # Safety
+/// `link` is NULL or a live command buffer chain of the plugin.
+pub unsafe fn chained_attrs(link: *mut ibv_command_buffer) -> Result<usize> {
+    if link.is_null() {
+        return Ok(0);
+    }
+    // SAFETY: per the contract.
+    let mut n = unsafe { filled(link)?.1 };
+    // SAFETY: as above.
+    for l in unsafe { links(link)? } {
+        // SAFETY: as above.
+        n += unsafe { filled(l)?.1 };
+    }
+    Ok(n)
+}
+
 /// prepare_attrs: the chained attributes behind the caller's, `num_attrs`,
 /// `length`, the driver id, and a small UHW_IN inlined. Returns the chain.
 ///

@@ -374,26 +374,18 @@ pub unsafe extern "C" fn ibv_cmd_detach_mcast(
     })
 }
 
-/// The attribute count of an ioctl command buffer chain; providers size a
-/// buffer with it, so it must be right even though execute_ioctl then fails.
-/// Layout of rdma-core's `struct ibv_command_buffer`: `next` at 0, `next_attr`
-/// at 8, the header's attribute array at 56, 16-byte attributes.
+/// The attribute count of an ioctl command buffer chain: providers size
+/// their frame with it (DECLARE_COMMAND_BUFFER_LINK). A malformed chain
+/// counts nothing; execute_ioctl then refuses it.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *const c_void) -> c_uint {
+pub unsafe extern "C" fn __ioctl_final_num_attrs(
+    num_attrs: c_uint,
+    link: *mut ibv_command_buffer,
+) -> c_uint {
     entry!(value(num_attrs), __ioctl_final_num_attrs(num_attrs, link) {
-        let mut n = num_attrs;
-        let mut p = link.cast::<u8>();
-        while !p.is_null() {
-            // SAFETY: a chain of command buffers built by the caller, per the
-            // layout above.
-            let (next, next_attr) = unsafe {
-                (p.cast::<*const u8>().read(), p.add(8).cast::<*const u8>().read())
-            };
-            let used = (next_attr as usize).saturating_sub(p as usize + 56) / 16;
-            n = n.saturating_add(used as c_uint);
-            p = next;
-        }
-        n
+        // SAFETY: a chain of command buffers built by the caller.
+        let n = unsafe { crate::providers::plugin::ioctl::chained_attrs(link) }.unwrap_or(0);
+        num_attrs.saturating_add(n as c_uint)
     })
 }
 

@@ -71,7 +71,7 @@ fn chained_attrs_follow_the_callers_and_come_back() {
     inner.fill(0x1001, 0, 1, 0);
     // __ioctl_final_num_attrs(2, inner) sizes the outer frame: 2 + 2.
     // SAFETY: our frames.
-    let total = unsafe { crate::verbs::driver::__ioctl_final_num_attrs(2, inner.ptr().cast()) };
+    let total = unsafe { crate::verbs::driver::__ioctl_final_num_attrs(2, inner.ptr()) };
     assert_eq!(total, 4);
     let mut outer = Frame::new(3, 1, total as usize, inner.ptr());
     outer.fill(1, 0, 1, 42);
