@@ -24,6 +24,28 @@ use crate::uverbs::qp::CreateQp;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
+pub mod counters;
+pub mod device;
+pub mod dm;
+pub mod flow;
+pub mod mr;
+pub mod qp_ex;
+pub mod xrc;
+
+/// verbs_is_destroy_err: after a device was disassociated, a destroy's EIO
+/// counts as done when the application asked for that.
+pub fn destroy_result(r: Result<()>) -> Result<()> {
+    match r {
+        Err(Errno::EIO)
+            if crate::verbs::driver::verbs_allow_disassociate_destroy
+                .load(std::sync::atomic::Ordering::Relaxed) =>
+        {
+            Ok(())
+        }
+        r => r,
+    }
+}
+
 /// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
 const HDR: usize = 8;
 
@@ -743,6 +765,8 @@ pub unsafe fn create_cq_ex(
     if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
         flags |= 1 << 1;
     }
+    // Fields added to CqCreate later default to zero.
+    #[allow(clippy::needless_update)]
     let args = CqCreate {
         flags,
         flags_need_ex: flags != 0,

@@ -141,7 +141,9 @@ impl Frame {
     /// attr_optional: an older kernel may ignore it.
     pub fn optional(&mut self, s: Slot) {
         // SAFETY: an attribute we pushed.
-        unsafe { (*ibv_command_buffer::attrs(self.ptr()).add(s.0)).flags &= !UVERBS_ATTR_F_MANDATORY };
+        unsafe {
+            (*ibv_command_buffer::attrs(self.ptr()).add(s.0)).flags &= !UVERBS_ATTR_F_MANDATORY
+        };
     }
 
     pub fn read_obj(&mut self, s: Slot) -> u32 {

@@ -8,7 +8,8 @@ use crate::abi::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::{cmd, context, ops};
+use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, qp_ex, xrc};
+use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
 
@@ -24,19 +25,14 @@ macro_rules! driver_api {
     )*};
 }
 
-// Not hosted yet: the rarer commands (XRC, flow steering, WQ/RSS, device
-// memory, counters, flow actions, extended QP/CQ/SRQ creation, raw ioctls).
+// Not hosted yet: flow steering and ESP flow actions, WQ/RSS, CQ
+// moderation, and the write() data path (post/poll through the kernel,
+// which no in-tree provider of rdma-core 44 uses on a hosted device).
 driver_api!(errno
-    ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
-    ibv_cmd_create_counters, ibv_cmd_create_flow,
-    ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex,
-    ibv_cmd_create_rwq_ind_table, ibv_cmd_create_srq_ex, ibv_cmd_create_wq,
-    ibv_cmd_destroy_counters, ibv_cmd_destroy_flow, ibv_cmd_destroy_flow_action,
-    ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq, ibv_cmd_free_dm, ibv_cmd_modify_cq,
-    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_qp_ex, ibv_cmd_modify_wq, ibv_cmd_open_qp,
-    ibv_cmd_open_xrcd, ibv_cmd_poll_cq, ibv_cmd_post_recv, ibv_cmd_post_send,
-    ibv_cmd_post_srq_recv, ibv_cmd_query_context, ibv_cmd_query_mr, ibv_cmd_read_counters,
-    ibv_cmd_reg_dm_mr, ibv_cmd_reg_dmabuf_mr, ibv_cmd_rereg_mr,
+    ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_create_rwq_ind_table,
+    ibv_cmd_create_wq, ibv_cmd_destroy_flow, ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq,
+    ibv_cmd_modify_cq, ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq, ibv_cmd_poll_cq,
+    ibv_cmd_post_recv, ibv_cmd_post_send, ibv_cmd_post_srq_recv,
 );
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
@@ -192,35 +188,53 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
 }
 
 macro_rules! cmd_api {
-    ($name:ident => $f:ident($($arg:ident: $t:ty),*)) => {
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
             entry!(errno, $name($($arg),*) {
                 // SAFETY: the plugin's objects and buffers, per driver.h.
-                unsafe { cmd::$f($($arg),*) }
+                unsafe { $($f)::+($($arg),*) }
             })
         }
     };
 }
 
-cmd_api!(ibv_cmd_get_context => get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_pd => alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_dealloc_pd => dealloc_pd(pd: *mut ibv_pd));
-cmd_api!(ibv_cmd_dereg_mr => dereg_mr(vmr: *mut verbs_mr));
-cmd_api!(ibv_cmd_dealloc_mw => dealloc_mw(mw: *mut ibv_mw));
-cmd_api!(ibv_cmd_destroy_cq => destroy_cq(cq: *mut ibv_cq));
-cmd_api!(ibv_cmd_resize_cq => resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_req_notify_cq => req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
-cmd_api!(ibv_cmd_destroy_qp => destroy_qp(qp: *mut ibv_qp));
-cmd_api!(ibv_cmd_create_srq => create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_srq => destroy_srq(srq: *mut ibv_srq));
-cmd_api!(ibv_cmd_create_ah => create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_ah => destroy_ah(ah: *mut ibv_ah));
-cmd_api!(ibv_cmd_create_qp => create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_create_cq_ex => create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
-cmd_api!(ibv_cmd_create_qp_ex2 => create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_mw => alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_get_context => cmd::get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_pd => cmd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_dealloc_pd => cmd::dealloc_pd(pd: *mut ibv_pd));
+cmd_api!(ibv_cmd_dereg_mr => cmd::dereg_mr(vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_dealloc_mw => cmd::dealloc_mw(mw: *mut ibv_mw));
+cmd_api!(ibv_cmd_destroy_cq => cmd::destroy_cq(cq: *mut ibv_cq));
+cmd_api!(ibv_cmd_resize_cq => cmd::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_req_notify_cq => cmd::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
+cmd_api!(ibv_cmd_destroy_qp => cmd::destroy_qp(qp: *mut ibv_qp));
+cmd_api!(ibv_cmd_create_srq => cmd::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_srq => cmd::destroy_srq(srq: *mut ibv_srq));
+cmd_api!(ibv_cmd_create_ah => cmd::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_ah => cmd::destroy_ah(ah: *mut ibv_ah));
+cmd_api!(ibv_cmd_create_qp => cmd::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_cq_ex => cmd::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_qp_ex2 => cmd::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
+cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_open_qp => xrc::open_qp(context: *mut ibv_context, qp: *mut verbs_qp, vqp_sz: c_int, attr: *mut ibv_qp_open_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_qp_ex => qp_ex::create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp, attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd, cmd: *mut c_void, cmd_sz: usize, resp: *mut c_void, resp_sz: usize));
+cmd_api!(ibv_cmd_query_mr => mr::query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32));
+cmd_api!(ibv_cmd_advise_mr => mr::advise_mr(pd: *mut ibv_pd, advice: u32, flags: u32, sg_list: *mut ibv_sge, num_sge: u32));
+cmd_api!(ibv_cmd_reg_dmabuf_mr => mr::reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int, vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_query_context => device::query_context(context: *mut ibv_context, driver: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_alloc_dm => dm::alloc_dm(ctx: *mut ibv_context, dm_attr: *const ibv_alloc_dm_attr, dm: *mut verbs_dm, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_free_dm => dm::free_dm(dm: *mut verbs_dm));
+cmd_api!(ibv_cmd_reg_dm_mr => dm::reg_dm_mr(pd: *mut ibv_pd, dm: *mut verbs_dm, offset: u64, length: usize, access: c_uint, vmr: *mut verbs_mr, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_create_counters => counters::create_counters(context: *mut ibv_context, init_attr: *mut ibv_counters_init_attr, vcounters: *mut verbs_counters, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_counters => counters::destroy_counters(vcounters: *mut verbs_counters));
+cmd_api!(ibv_cmd_read_counters => counters::read_counters(vcounters: *mut verbs_counters, counters_value: *mut u64, ncounters: u32, flags: u32, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
+cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_cmd_query_device_any(
