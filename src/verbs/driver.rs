@@ -40,6 +40,7 @@ driver_api!(errno
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) {
     entry!(value(()), verbs_register_driver_34(ops) {
+        init_verbs_log();
         // SAFETY: a plugin's static ops table, which lives as long as the
         // plugin stays loaded (for good: plugins are never unloaded).
         if let Some(ops) = unsafe { ops.as_ref() } {
@@ -134,19 +135,56 @@ pub unsafe extern "C" fn verbs_open_device(
     unsafe { super::device::ibv_open_device(device) }
 }
 
-/// The plugin's log lines: quiet unless VERBS_LOG_LEVEL asks for `level`;
-/// then the format string itself is printed (its arguments are not
-/// formatted: a C variadic function cannot be defined in stable Rust).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __verbs_log(ctx: *mut VerbsContext44, level: u32, fmt: *const c_char) {
-    entry!(value(()), __verbs_log(ctx, level, fmt) {
-        let want = std::env::var("VERBS_LOG_LEVEL").ok().and_then(|v| v.trim().parse::<u32>().ok());
-        if want.is_some_and(|w| level <= w) && !fmt.is_null() {
-            // SAFETY: the plugin's NUL-terminated format string.
-            let f = unsafe { std::ffi::CStr::from_ptr(fmt) };
-            eprint!("{}", f.to_string_lossy());
-        }
-    })
+unsafe extern "C" {
+    /// src/verbs/driver_log.c (hidden): what `__verbs_log` prints and where.
+    fn ibverbs_c_set_verbs_log(level: u32, fp: *mut libc::FILE);
+}
+
+/// Sets up `__verbs_log` (src/verbs/driver_log.c: C, for its printf-style
+/// arguments) once, before any plugin can log, as rdma-core 44's
+/// ibverbs_init does: `VERBS_LOG_LEVEL` (strtol, any base) is the highest
+/// level printed, and lines go to `VERBS_LOG_FILE`, opened for appending;
+/// without that file (unset or unopenable) nothing is logged, as in
+/// rdma-core's release build.
+pub fn init_verbs_log() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let (level, fp) = open_log();
+        #[cfg(not(miri))]
+        // SAFETY: plain values; the C side only stores them.
+        unsafe {
+            ibverbs_c_set_verbs_log(level, fp)
+        };
+        #[cfg(miri)]
+        let _ = (level, fp);
+    });
+}
+
+fn open_log() -> (u32, *mut libc::FILE) {
+    let none = (0, std::ptr::null_mut());
+    let Some(level) = std::env::var_os("VERBS_LOG_LEVEL") else {
+        return none;
+    };
+    let Ok(level) =
+        std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(level.as_os_str()))
+    else {
+        return none;
+    };
+    // SAFETY: a NUL-terminated string; strtol as rdma-core parses it.
+    let level = unsafe { libc::strtol(level.as_ptr(), std::ptr::null_mut(), 0) } as u32;
+    if level == 0 {
+        return none;
+    }
+    let Some(path) = std::env::var_os("VERBS_LOG_FILE") else {
+        return none;
+    };
+    let Ok(path) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
+    else {
+        return none;
+    };
+    // SAFETY: NUL-terminated path and mode; rdma-core's mode string.
+    let f = unsafe { libc::fopen(path.as_ptr(), c"aw+".as_ptr()) };
+    if f.is_null() { none } else { (level, f) }
 }
 
 /// Reads a file of a device's sysfs directory (`fnfmt` and up to two
@@ -418,3 +456,60 @@ pub unsafe extern "C" fn execute_ioctl(
 /// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
 #[unsafe(no_mangle)]
 pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+
+#[cfg(all(test, not(miri)))]
+mod log_tests {
+    use std::ffi::{c_char, c_void};
+
+    unsafe extern "C" {
+        fn __verbs_log(ctx: *mut c_void, level: u32, fmt: *const c_char, ...);
+        fn ibverbs_c_set_verbs_log(level: u32, fp: *mut libc::FILE);
+    }
+
+    /// printf formatting, the level gate and errno, on a temporary stream.
+    #[test]
+    fn verbs_log_formats_like_printf_up_to_its_level() {
+        // SAFETY: a temporary stdio stream, read back below and closed; the
+        // variadic calls pass what their formats name.
+        unsafe {
+            let f = libc::tmpfile();
+            assert!(!f.is_null());
+            ibverbs_c_set_verbs_log(crate::driver_abi::VERBS_LOG_WARN, f);
+            *libc::__errno_location() = libc::EAGAIN;
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_ERR,
+                c"%s: %d %#x %.2f|".as_ptr(),
+                c"rxe0".as_ptr(),
+                -3 as libc::c_int,
+                255 as libc::c_uint,
+                1.5f64,
+            );
+            assert_eq!(*libc::__errno_location(), libc::EAGAIN);
+            // Above the level: nothing.
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_DEBUG,
+                c"debug|".as_ptr(),
+            );
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_WARN,
+                c"%u%%\n".as_ptr(),
+                7 as libc::c_uint,
+            );
+            ibverbs_c_set_verbs_log(0, std::ptr::null_mut());
+            // Quiet again.
+            __verbs_log(std::ptr::null_mut(), 1, c"never".as_ptr());
+            libc::fflush(f);
+            libc::rewind(f);
+            let mut buf = [0u8; 128];
+            let n = libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), f);
+            libc::fclose(f);
+            assert_eq!(
+                std::str::from_utf8(&buf[..n]).unwrap(),
+                "rxe0: -3 0xff 1.50|7%\n"
+            );
+        }
+    }
+}
