@@ -2,7 +2,7 @@
 //! 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
 //! ibv_cmd_reg_dmabuf_mr.
 
-use super::{drv_in, drv_out, put_resp};
+use super::{drv, put_resp};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -45,11 +45,15 @@ pub unsafe fn rereg_mr(
         access_flags: access as u32,
         ..Default::default()
     };
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<ReregMr>()),
-            drv_out(resp, resp_size, size_of::<ReregMrResp>()),
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<ReregMr>(),
+            resp,
+            resp_size,
+            size_of::<ReregMrResp>(),
         )
     };
     let r = with_uverbs(m.ibv_mr.context, |u| u.rereg_mr(&req, di, dout))?;

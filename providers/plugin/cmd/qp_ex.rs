@@ -2,13 +2,12 @@
 //! attribute set, XRC included) and ibv_cmd_modify_qp_ex (the extended
 //! MODIFY_QP command, which carries the rate limit).
 
-use super::{EX_HDR, HDR, drv_in, drv_out, handle_of, init_qp, put_resp};
+use super::{EX_HDR, HDR, drv, init_of, init_qp, parts, put_resp, qp_req, set_caps};
 use crate::abi::*;
 use crate::context::generic;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::with_uverbs;
-use crate::providers::plugin::objects::Kind;
 use crate::uverbs::qp::{CreateQp, CreateQpResp, ExModifyQp, ExModifyQpResp};
 use std::ffi::{c_int, c_void};
 
@@ -46,44 +45,21 @@ pub unsafe fn create_qp_ex(
     } else {
         return Err(Errno::EINVAL);
     };
-    let req = CreateQp {
-        user_handle: vqp as u64,
-        pd_handle,
-        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
-        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
-        srq_handle: handle_of(a.srq, Kind::Srq)?,
-        max_send_wr: a.cap.max_send_wr,
-        max_recv_wr: a.cap.max_recv_wr,
-        max_send_sge: a.cap.max_send_sge,
-        max_recv_sge: a.cap.max_recv_sge,
-        max_inline_data: a.cap.max_inline_data,
-        sq_sig_all: a.sq_sig_all as u8,
-        qp_type: a.qp_type.0 as u8,
-        is_srq: (!a.srq.is_null()) as u8,
-        ..Default::default()
-    };
-    // SAFETY: the plugin's buffers (struct ibv_create_qp, then its own data).
+    let req = qp_req(&init_of(a), vqp as u64, pd_handle)?;
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<CreateQp>()),
-            drv_out(resp, resp_size, size_of::<CreateQpResp>()),
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<CreateQp>(),
+            resp,
+            resp_size,
+            size_of::<CreateQpResp>(),
         )
     };
     let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
-    a.cap.max_send_wr = r.max_send_wr;
-    a.cap.max_recv_wr = r.max_recv_wr;
-    a.cap.max_send_sge = r.max_send_sge;
-    a.cap.max_recv_sge = r.max_recv_sge;
-    a.cap.max_inline_data = r.max_inline_data;
-    let init = ibv_qp_init_attr {
-        qp_context: a.qp_context,
-        send_cq: a.send_cq,
-        recv_cq: a.recv_cq,
-        srq: a.srq,
-        cap: a.cap,
-        qp_type: a.qp_type,
-        sq_sig_all: a.sq_sig_all,
-    };
+    set_caps(&mut a.cap, &r);
+    let init = init_of(a);
     let pd = if xrcd.is_null() {
         a.pd
     } else {
@@ -109,14 +85,8 @@ pub unsafe fn modify_qp_ex(
     resp: *mut c_void,
     resp_size: usize,
 ) -> Result<()> {
-    // SAFETY: a QP of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe {
-        (
-            (*qp).context,
-            (*qp).handle,
-            attr.as_ref().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(qp, attr)? };
     let rate = mask as u32 & IBV_QP_RATE_LIMIT != 0;
     let mut base = generic::qp_attr::modify_req(h, a, (mask as u32 & !IBV_QP_RATE_LIMIT) as c_int)?;
     base.attr_mask = mask as u32;
@@ -130,11 +100,15 @@ pub unsafe fn modify_qp_ex(
         rate_limit: if rate { a.rate_limit } else { 0 },
         ..Default::default()
     };
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, EX_HDR - HDR + size_of::<ExModifyQp>()),
-            drv_out(resp, resp_size, size_of::<ExModifyQpResp>()),
+        drv(
+            cmd,
+            cmd_size,
+            EX_HDR - HDR + size_of::<ExModifyQp>(),
+            resp,
+            resp_size,
+            size_of::<ExModifyQpResp>(),
         )
     };
     let r = with_uverbs(ctx, |u| u.modify_qp_ex(&req, di, dout))?;

@@ -1,9 +1,10 @@
 //! XRC and extended SRQs: ibv_cmd_open_xrcd, ibv_cmd_close_xrcd,
 //! ibv_cmd_create_srq_ex, ibv_cmd_open_qp, with rdma-core 44's checks. The
-//! kernel commands are the write() ones (OPEN_XRCD, CREATE_XSRQ, OPEN_QP),
-//! which every kernel has; CLOSE_XRCD tries its ioctl method first.
+//! kernel commands are rdma-core's: the write() ones OPEN_XRCD and OPEN_QP
+//! (they have no other), the SRQ_CREATE ioctl method with its write()
+//! fallback, CLOSE_XRCD's ioctl method with its fallback.
 
-use super::{drv_in, drv_out, put_resp};
+use super::{drv, put_resp};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -44,7 +45,7 @@ pub unsafe fn open_xrcd(
     }
     let core = size_of::<crate::uverbs::xrcd::OpenXrcd>();
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, core), drv_out(resp, resp_size, 4)) };
+    let (di, dout) = unsafe { drv(cmd, cmd_size, core, resp, resp_size, 4) };
     let h = with_uverbs(ctx, |u| u.open_xrcd(a.fd, a.oflags as u32, di, dout))?;
     // SAFETY: the plugin's new XRCD, of `vxrcd_size` bytes; its response buffer.
     unsafe {
@@ -150,16 +151,22 @@ pub unsafe fn create_srq_ex(
     // SAFETY: the objects the attributes name are the caller's.
     let req = unsafe { xsrq_req(a, vsrq as u64)? };
     let core = size_of::<CreateSrqResp>();
-    // SAFETY: the plugin's buffers (struct ibv_create_xsrq, then its own data).
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<CreateXsrq>()),
-            drv_out(resp, resp_size, core),
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<CreateXsrq>(),
+            resp,
+            resp_size,
+            core,
         )
     };
     // SAFETY: the plugin's new SRQ.
     let v = unsafe { vsrq.as_mut() }.ok_or(Errno::EINVAL)?;
-    let r = with_uverbs(ctx, |u| u.create_xsrq(&req, di, dout))?;
+    // SAFETY: the plugin's context (the kernel checks the fd).
+    let async_fd = unsafe { ctx.as_ref() }.map(|c| c.async_fd);
+    let r = with_uverbs(ctx, |u| u.create_srq_ex(&req, async_fd, di, dout))?;
     a.attr.max_wr = r.max_wr;
     a.attr.max_sge = r.max_sge;
     let s = &mut v.srq;
@@ -207,11 +214,15 @@ pub unsafe fn open_qp(
         qp_type: a.qp_type.0 as u8,
         ..Default::default()
     };
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<OpenQp>()),
-            drv_out(resp, resp_size, size_of::<CreateQpResp>()),
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<OpenQp>(),
+            resp,
+            resp_size,
+            size_of::<CreateQpResp>(),
         )
     };
     let r = with_uverbs(ctx, |u| u.open_qp(&req, di, dout))?;
