@@ -430,6 +430,32 @@ pub unsafe fn resize_cq(
     Ok(())
 }
 
+/// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
+pub unsafe fn modify_cq(
+    cq: *mut ibv_cq,
+    attr: *mut ibv_modify_cq_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(cq, attr)? };
+    if a.attr_mask >= ibv_cq_attr_mask::IBV_CQ_ATTR_RESERVED.0 {
+        return Err(Errno::EINVAL);
+    }
+    let req = crate::uverbs::cq::ExModifyCq {
+        cq_handle: h,
+        attr_mask: a.attr_mask,
+        attr: crate::uverbs::cq::CqModeration {
+            cq_count: a.moderate.cq_count,
+            cq_period: a.moderate.cq_period,
+        },
+        reserved: 0,
+    };
+    // SAFETY: the plugin's buffer (struct ibv_modify_cq: both headers, core, its data).
+    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - HDR + size_of_val(&req)) };
+    with_uverbs(ctx, |u| u.modify_cq(&req, di))
+}
+
 pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
     // SAFETY: an object of the plugin.
     unsafe { on(cq, |u, h| u.req_notify_cq(h, solicited != 0)) }

@@ -25,13 +25,13 @@ macro_rules! driver_api {
     )*};
 }
 
-// Not hosted yet: flow steering and ESP flow actions, WQ/RSS, CQ
-// moderation, and the write() data path (post/poll through the kernel,
+// Not hosted yet: creating flow rules, ESP flow actions, WQs and RSS
+// tables, destroying and modifying WQs, and the write() data path (post/poll through the kernel,
 // which no in-tree provider of rdma-core 44 uses on a hosted device).
 driver_api!(errno
     ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_create_rwq_ind_table,
-    ibv_cmd_create_wq, ibv_cmd_destroy_flow, ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq,
-    ibv_cmd_modify_cq, ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq, ibv_cmd_poll_cq,
+    ibv_cmd_create_wq, ibv_cmd_destroy_wq,
+    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq, ibv_cmd_poll_cq,
     ibv_cmd_post_recv, ibv_cmd_post_send, ibv_cmd_post_srq_recv,
 );
 
@@ -271,6 +271,9 @@ cmd_api!(ibv_cmd_reg_dm_mr => dm::reg_dm_mr(pd: *mut ibv_pd, dm: *mut verbs_dm, 
 cmd_api!(ibv_cmd_create_counters => counters::create_counters(context: *mut ibv_context, init_attr: *mut ibv_counters_init_attr, vcounters: *mut verbs_counters, link: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_destroy_counters => counters::destroy_counters(vcounters: *mut verbs_counters));
 cmd_api!(ibv_cmd_read_counters => counters::read_counters(vcounters: *mut verbs_counters, counters_value: *mut u64, ncounters: u32, flags: u32, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_flow => flow::destroy_flow(flow_id: *mut ibv_flow));
+cmd_api!(ibv_cmd_destroy_rwq_ind_table => flow::destroy_rwq_ind_table(rwq_ind_table: *mut ibv_rwq_ind_table));
+cmd_api!(ibv_cmd_modify_cq => cmd::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
 cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
 cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
