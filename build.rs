@@ -75,6 +75,8 @@ fn main() {
     let mut operands = String::new();
     for (i, e) in exports.iter().enumerate() {
         match &e.compat {
+            // Versioned by its own C file (see compile_c).
+            Some(c) if c == "=c" => {}
             None => writeln!(asm, "    \".symver {0}, {0}@@{1}\",", e.name, e.node).unwrap(),
             Some(path) => {
                 let alias = format!("__ibv_compat_{i}");
@@ -102,4 +104,36 @@ fn main() {
         );
     }
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libibverbs.so.1");
+    compile_c(&manifest, &out);
+}
+
+/// The C-variadic entry points (`__verbs_log`): stable Rust cannot define
+/// them, so a few lines of C, built with the system compiler (`$CC`, else
+/// `cc`) into a static archive linked whole into the library.
+fn compile_c(manifest: &std::path::Path, out: &std::path::Path) {
+    use std::process::Command;
+    let src = manifest.join("src/verbs/driver_log.c");
+    println!("cargo:rerun-if-changed={}", src.display());
+    println!("cargo:rerun-if-env-changed=CC");
+    let obj = out.join("driver_log.o");
+    let lib = out.join("libibverbs_c.a");
+    let cc = env::var("CC").unwrap_or_else(|_| "cc".into());
+    let ok = Command::new(&cc)
+        .args(["-c", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "{cc} failed on {}", src.display());
+    let _ = fs::remove_file(&lib);
+    let ar = env::var("AR").unwrap_or_else(|_| "ar".into());
+    let ok = Command::new(&ar)
+        .arg("crs")
+        .arg(&lib)
+        .arg(&obj)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "{ar} failed on {}", obj.display());
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static:+whole-archive=ibverbs_c");
 }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Runs in the Soft-RoCE VM for `make bench` (started by bench/run.sh): every
-# round runs ibv_bench and perftest against Debian's libibverbs and against
-# ours, the order of the two alternating from round to round. Raw results go
+# round runs ibv_bench and perftest against each library of BENCH_LIBS
+# (default: Debian's libibverbs `debian`, ours `ours`, and ours hosting
+# Debian's C rxe plugin `plugin`, IBV_PROVIDERS=plugin), the order rotating
+# from round to round. Raw results go
 # to $OUTDIR/raw.tsv, one line per measurement:
 #   LIB<TAB>ROUND<TAB>ROW<TAB>VALUE|n/a<TAB>UNIT<TAB>DESCRIPTION<TAB>NOTE
 # and facts about the guest to $OUTDIR/guest-info.
@@ -20,6 +22,7 @@ SRV=10.0.0.1
 PORT=21000
 T=${BENCH_TIMEOUT:-300}
 CG_SCALE=${BENCH_CG_SCALE:-0.05}
+read -r -a LIBS <<< "${BENCH_LIBS:-debian ours plugin}"
 : > "$RAW"
 mkdir -p "$LOG"
 
@@ -36,6 +39,7 @@ libenv() {
   case $1 in
     debian) echo "IBV_BENCH_LIB=debian" ;;
     ours) echo "LD_LIBRARY_PATH=$OURDIR" ;;
+    plugin) echo "LD_LIBRARY_PATH=$OURDIR IBV_PROVIDERS=plugin" ;;
   esac
 }
 
@@ -122,7 +126,9 @@ callgrind() {
 
 echo "bench: guest $(uname -r), $ROUNDS rounds, scale $SCALE"
 for r in $(seq 1 "$ROUNDS"); do
-  if [ $((r % 2)) = 1 ]; then order="debian ours"; else order="ours debian"; fi
+  # rotate the libraries by one each round, so none always runs first
+  k=$(( (r - 1) % ${#LIBS[@]} ))
+  order="${LIBS[*]:k} ${LIBS[*]:0:k}"
   for lib in $order; do
     t0=$(date +%s)
     bench "$lib" "$r" data control memory
@@ -135,7 +141,7 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 if command -v valgrind > /dev/null; then
-  for lib in debian ours; do
+  for lib in "${LIBS[@]}"; do
     t0=$(date +%s)
     callgrind "$lib"
     echo "bench: callgrind $lib done in $(( $(date +%s) - t0 )) s ($(grep -c "^$lib	callgrind	" "$RAW") rows, $(grep "^$lib	callgrind	" "$RAW" | grep -c '	n/a	') n/a)"

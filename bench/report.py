@@ -177,6 +177,53 @@ def fmt(v):
     return f"{v:.3g}"
 
 
+def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
+    """The rows of `plugin` (ours hosting Debian's C rxe plugin,
+    IBV_PROVIDERS=plugin) against rdma-core. The data path is the plugin's own
+    code in both, so the target is 1.0 on every row."""
+    w("## Hosted plugin: Debian's librxe under our library")
+    w("")
+    w("`plugin`: our libibverbs with `IBV_PROVIDERS=plugin`, hosting Debian's own C rxe "
+      "provider (`librxe-rdmav34.so`, rdma-core 44), against Debian's libibverbs with the same "
+      "plugin, in the same boot and rounds. The data path is the plugin's code in both (the "
+      "inline `ibv_post_send` calls its op directly), so the target is 1.0 on every row "
+      "(≥ 1.0 for the rate `perftest_write_bw`).")
+    w("")
+    w("| row | unit | rdma-core 44 | plugin | plugin/rdma-core | target |")
+    w("| --- | --- | --- | --- | --- | --- |")
+    tally = collections.Counter()
+    for row in order:
+        unit, _ = meta[row]
+        lower = ROWS.get(row, ("other", True))[1]
+        md, sd = cell("debian", row)
+        mp, sp = cell("plugin", row)
+        failed = errs.get(("debian", row)) or errs.get(("plugin", row))
+        if md and mp and not failed:
+            ratio = mp / md
+            ok = ratio <= 1.0 if lower else ratio >= 1.0
+            rs = f"{ratio:.2f}"
+            ts = ("met" if ok else "**missed**") + f" ({'≤' if lower else '≥'} 1.0)"
+            tally["met" if ok else "missed"] += 1
+        else:
+            rs, ts = "n/a", "not measured (" + ("a round failed" if failed else "zero or no value") + ")"
+            tally["n/a"] += 1
+        w(f"| `{row}` | {unit} | {sd} | {sp} | {rs} | {ts} |")
+    w("")
+    w(f"Plugin targets: {tally['met']} met, {tally['missed']} missed, {tally['n/a']} not measurable.")
+    w("")
+    rows = [r for r in ROWS if r in ir_meta] + sorted(r for r in ir_meta if r not in ROWS)
+    if any(("plugin", r) in ir for r in rows):
+        w("| row (callgrind) | rdma-core 44 (Ir/op) | plugin (Ir/op) | plugin/rdma-core |")
+        w("| --- | --- | --- | --- |")
+        for row in rows:
+            d, p = ir.get(("debian", row)), ir.get(("plugin", row))
+            sd = fmt(d) if isinstance(d, float) else (d or "not run")
+            sp = fmt(p) if isinstance(p, float) else (p or "not run")
+            rs = f"{p / d:.2f}" if isinstance(d, float) and isinstance(p, float) and d else "n/a"
+            w(f"| `{row}` | {sd} | {sp} | {rs} |")
+        w("")
+
+
 def main():
     run, out = sys.argv[1], sys.argv[2]
     host = read_kv(f"{run}/host-info")
@@ -286,6 +333,8 @@ def main():
       "measurable (a row is n/a when a verb failed in any round on either library, the error is "
       "shown, or when either side measured 0).")
     w("")
+    if any(lib == "plugin" for lib, _ in list(vals) + list(errs)):
+        plugin_section(w, order, meta, cell, errs, ir, ir_meta)
     if ir_meta:
         w("## Instructions per operation (callgrind, user space)")
         w("")

@@ -8,7 +8,9 @@
 # -libverbs; in the VM bench/guest.sh runs it and perftest's ib_write_bw and
 # ib_send_lat round by round, alternating the libraries (Debian's, then ours
 # by LD_LIBRARY_PATH=build/lib; the order flips every round), then once more per
-# library under callgrind for instructions per operation. bench/report.py
+# library under callgrind for instructions per operation. A third library,
+# `plugin`, is ours hosting Debian's own C rxe plugin (IBV_PROVIDERS=plugin):
+# its rows compare to rdma-core in a section of their own. bench/report.py
 # turns the raw results (vm/out/bench/raw.tsv) into BENCHMARKS.md.
 #
 # Settings: BENCH_ROUNDS (default 5), BENCH_SCALE (iterations factor, default 1),
@@ -16,7 +18,8 @@
 # factor of the callgrind pass, default 0.05), BENCH_OUT (default
 # BENCHMARKS.md), BENCH_OURS_LIBDIR (the directory of the libibverbs.so.1 to
 # measure as ours, default build/lib; it must be under the repository, which
-# the VM sees), VM_TIMEOUT (whole boot, default 3600 s).
+# the VM sees), BENCH_LIBS (default "debian ours plugin"), VM_TIMEOUT (whole
+# boot, default 3600 s).
 set -euo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-3600}
 . "$(dirname "$0")/../vm/lib.sh"
@@ -29,7 +32,7 @@ rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
 cc -std=gnu11 -O2 -g -Wall -o "$run/ibv_bench" "$REPO/bench/ibv_bench.c" -libverbs
 
 {
-  for v in BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT BENCH_OURS_LIBDIR BENCH_CG_SCALE BENCH_CG_TIMEOUT; do
+  for v in BENCH_LIBS BENCH_ROUNDS BENCH_SCALE BENCH_PERF_N BENCH_TIMEOUT BENCH_OURS_LIBDIR BENCH_CG_SCALE BENCH_CG_TIMEOUT; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/bench/guest.sh'"

@@ -24,6 +24,28 @@ use crate::uverbs::qp::CreateQp;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
+pub mod counters;
+pub mod device;
+pub mod dm;
+pub mod flow;
+pub mod mr;
+pub mod qp_ex;
+pub mod xrc;
+
+/// verbs_is_destroy_err: after a device was disassociated, a destroy's EIO
+/// counts as done when the application asked for that.
+pub fn destroy_result(r: Result<()>) -> Result<()> {
+    match r {
+        Err(Errno::EIO)
+            if crate::verbs::driver::verbs_allow_disassociate_destroy
+                .load(std::sync::atomic::Ordering::Relaxed) =>
+        {
+            Ok(())
+        }
+        r => r,
+    }
+}
+
 /// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
 const HDR: usize = 8;
 
@@ -52,6 +74,28 @@ unsafe fn drv_out<'a>(resp: *mut c_void, size: usize, core: usize) -> &'a mut [u
     unsafe { std::slice::from_raw_parts_mut(resp.cast::<u8>().add(core), size - core) }
 }
 
+/// Both driver parts: of the command after its `core_in` bytes of core
+/// struct, of the response after its `core_out` bytes.
+///
+/// # Safety
+/// As [`drv_in`] and [`drv_out`].
+unsafe fn drv<'a>(
+    cmd: *const c_void,
+    cmd_size: usize,
+    core_in: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    core_out: usize,
+) -> (&'a [u8], &'a mut [u8]) {
+    // SAFETY: per the contract.
+    unsafe {
+        (
+            drv_in(cmd, cmd_size, core_in),
+            drv_out(resp, resp_size, core_out),
+        )
+    }
+}
+
 /// Writes the core response into the front of the plugin's buffer.
 ///
 /// # Safety
@@ -68,16 +112,55 @@ fn ctx_of(ctx: *mut ibv_context) -> Result<std::sync::Arc<Context>> {
     super::context::context_of(ctx)
 }
 
-/// An object's context, from its C struct (ours to check first: the
-/// objects come from the plugin that made them).
+/// A plugin object whose C struct starts with its context and handle.
+trait Handled {
+    /// # Safety
+    /// `p` is a live object of the plugin.
+    unsafe fn ctx_handle(p: *const Self) -> (*mut ibv_context, u32);
+}
+
+macro_rules! handled {
+    ($($t:ty),*) => {$(
+        impl Handled for $t {
+            unsafe fn ctx_handle(p: *const Self) -> (*mut ibv_context, u32) {
+                // SAFETY: per the trait's contract.
+                unsafe { ((*p).context, (*p).handle) }
+            }
+        }
+    )*};
+}
+handled!(ibv_pd, ibv_mw, ibv_cq, ibv_qp, ibv_srq, ibv_ah);
+
+/// A plugin object's context and handle, and the caller's attributes.
 ///
 /// # Safety
-/// `ctx` was read from a live object of the plugin.
-unsafe fn run<R>(
-    ctx: *mut ibv_context,
-    f: impl FnOnce(&crate::uverbs::Uverbs) -> Result<R>,
+/// `p` is a live object of the plugin; `attr` is NULL or the caller's struct.
+unsafe fn parts<'a, T: Handled, A>(
+    p: *mut T,
+    attr: *mut A,
+) -> Result<(*mut ibv_context, u32, &'a mut A)> {
+    // SAFETY: per the contract.
+    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    // SAFETY: as above.
+    let (ctx, h) = unsafe { T::ctx_handle(p) };
+    Ok((ctx, h, a))
+}
+
+/// Runs `f` on the kernel handle of a plugin object, with its context's
+/// uverbs file.
+///
+/// # Safety
+/// `p` is NULL or a live object of the plugin.
+unsafe fn on<T: Handled, R>(
+    p: *mut T,
+    f: impl FnOnce(&crate::uverbs::Uverbs, u32) -> Result<R>,
 ) -> Result<R> {
-    with_uverbs(ctx, f)
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per the contract.
+    let (ctx, h) = unsafe { T::ctx_handle(p) };
+    with_uverbs(ctx, |u| f(u, h))
 }
 
 pub unsafe fn get_context(
@@ -91,7 +174,7 @@ pub unsafe fn get_context(
     let ctx = unsafe { &raw mut (*vctx).context };
     let core = size_of::<crate::uverbs::device::GetContextResp>();
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, core)) };
+    let (di, dout) = unsafe { drv(cmd, cmd_size, 8, resp, resp_size, core) };
     let info = with_uverbs(ctx, |u| u.get_context(di, dout))?;
     let r = crate::uverbs::device::GetContextResp {
         async_fd: std::os::fd::AsRawFd::as_raw_fd(&info.async_fd) as u32,
@@ -151,7 +234,7 @@ pub unsafe fn alloc_pd(
     resp_size: usize,
 ) -> Result<()> {
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, 4)) };
+    let (di, dout) = unsafe { drv(cmd, cmd_size, 8, resp, resp_size, 4) };
     let h = with_uverbs(ctx, |u| u.alloc_pd(di, dout))?;
     // SAFETY: the plugin's new PD; its response buffer.
     unsafe {
@@ -163,10 +246,8 @@ pub unsafe fn alloc_pd(
 }
 
 pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
-    // SAFETY: a PD of the plugin.
-    let (ctx, h) = unsafe { ((*pd).context, (*pd).handle) };
-    // SAFETY: as above.
-    unsafe { run(ctx, |u| u.dealloc_pd(h)) }
+    // SAFETY: an object of the plugin.
+    unsafe { on(pd, |u, h| u.dealloc_pd(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -193,13 +274,8 @@ pub unsafe fn reg_mr(
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::mr::RegMrResp>();
-    // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<RegMr>()),
-            drv_out(resp, resp_size, core),
-        )
-    };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<RegMr>(), resp, resp_size, core) };
     let r = with_uverbs(ctx, |u| u.reg_mr(&req, di, dout))?;
     // SAFETY: the plugin's new MR and response buffer.
     unsafe {
@@ -221,8 +297,7 @@ pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
     if t == IBV_MR_TYPE_NULL_MR {
         return Ok(());
     }
-    // SAFETY: as above.
-    unsafe { run(ctx, |u| u.dereg_mr(h)) }
+    with_uverbs(ctx, |u| u.dereg_mr(h))
 }
 
 pub unsafe fn alloc_mw(
@@ -237,8 +312,8 @@ pub unsafe fn alloc_mw(
     // SAFETY: a PD of the plugin.
     let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
     let core = size_of::<crate::uverbs::mw::AllocMwResp>();
-    // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 8), drv_out(resp, resp_size, core)) };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, 8, resp, resp_size, core) };
     let di = di.get(8..).unwrap_or(&[]);
     let r = with_uverbs(ctx, |u| u.alloc_mw(pdh, ty as u8, di, dout))?;
     // SAFETY: the plugin's new MW.
@@ -254,10 +329,8 @@ pub unsafe fn alloc_mw(
 }
 
 pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
-    // SAFETY: an MW of the plugin.
-    let (ctx, h) = unsafe { ((*mw).context, (*mw).handle) };
-    // SAFETY: as above.
-    unsafe { run(ctx, |u| u.dealloc_mw(h)) }
+    // SAFETY: an object of the plugin.
+    unsafe { on(mw, |u, h| u.dealloc_mw(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -285,11 +358,15 @@ pub unsafe fn create_cq(
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<crate::uverbs::cq::CreateCq>()),
-            drv_out(resp, resp_size, core),
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<crate::uverbs::cq::CreateCq>(),
+            resp,
+            resp_size,
+            core,
         )
     };
     let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
@@ -320,10 +397,8 @@ fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
 }
 
 pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
-    // SAFETY: a CQ of the plugin.
-    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
-    // SAFETY: as above.
-    let r = unsafe { run(ctx, |u| u.destroy_cq(h)) }?;
+    // SAFETY: an object of the plugin.
+    let r = unsafe { on(cq, |u, h| u.destroy_cq(h)) }?;
     wait_acked(
         cq,
         EventCounts {
@@ -344,8 +419,8 @@ pub unsafe fn resize_cq(
 ) -> Result<()> {
     // SAFETY: a CQ of the plugin.
     let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
-    // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe { (drv_in(cmd, cmd_size, 16), drv_out(resp, resp_size, 8)) };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, 16, resp, resp_size, 8) };
     let n = with_uverbs(ctx, |u| u.resize_cq(h, cqe as u32, di, dout))?;
     // SAFETY: the plugin's CQ and response.
     unsafe {
@@ -355,11 +430,35 @@ pub unsafe fn resize_cq(
     Ok(())
 }
 
+/// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
+pub unsafe fn modify_cq(
+    cq: *mut ibv_cq,
+    attr: *mut ibv_modify_cq_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(cq, attr)? };
+    if a.attr_mask >= ibv_cq_attr_mask::IBV_CQ_ATTR_RESERVED.0 {
+        return Err(Errno::EINVAL);
+    }
+    let req = crate::uverbs::cq::ExModifyCq {
+        cq_handle: h,
+        attr_mask: a.attr_mask,
+        attr: crate::uverbs::cq::CqModeration {
+            cq_count: a.moderate.cq_count,
+            cq_period: a.moderate.cq_period,
+        },
+        reserved: 0,
+    };
+    // SAFETY: the plugin's buffer (struct ibv_modify_cq: both headers, core, its data).
+    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - HDR + size_of_val(&req)) };
+    with_uverbs(ctx, |u| u.modify_cq(&req, di))
+}
+
 pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
-    // SAFETY: a CQ of the plugin.
-    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
-    // SAFETY: as above.
-    unsafe { run(ctx, |u| u.req_notify_cq(h, solicited != 0)) }
+    // SAFETY: an object of the plugin.
+    unsafe { on(cq, |u, h| u.req_notify_cq(h, solicited != 0)) }
 }
 
 /// The core fields rdma-core sets on a new QP.
@@ -407,27 +506,11 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn create_qp(
-    pd: *mut ibv_pd,
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_init_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe {
-        (
-            (*pd).context,
-            (*pd).handle,
-            attr.as_mut().ok_or(Errno::EINVAL)?,
-        )
-    };
-    let req = CreateQp {
-        user_handle: qp as u64,
-        pd_handle: pdh,
+/// The CREATE_QP request for `a` (the caller's CQs and SRQ checked).
+fn qp_req(a: &ibv_qp_init_attr, user_handle: u64, pd_handle: u32) -> Result<CreateQp> {
+    Ok(CreateQp {
+        user_handle,
+        pd_handle,
         send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
         recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
         srq_handle: handle_of(a.srq, Kind::Srq)?,
@@ -440,21 +523,49 @@ pub unsafe fn create_qp(
         qp_type: a.qp_type.0 as u8,
         is_srq: (!a.srq.is_null()) as u8,
         ..Default::default()
-    };
+    })
+}
+
+/// The capacities the kernel granted, back into the caller's attributes.
+fn set_caps(cap: &mut ibv_qp_cap, r: &crate::uverbs::qp::CreateQpResp) {
+    cap.max_send_wr = r.max_send_wr;
+    cap.max_recv_wr = r.max_recv_wr;
+    cap.max_send_sge = r.max_send_sge;
+    cap.max_recv_sge = r.max_recv_sge;
+    cap.max_inline_data = r.max_inline_data;
+}
+
+/// The basic attributes of an extended set.
+fn init_of(a: &ibv_qp_init_attr_ex) -> ibv_qp_init_attr {
+    ibv_qp_init_attr {
+        qp_context: a.qp_context,
+        send_cq: a.send_cq,
+        recv_cq: a.recv_cq,
+        srq: a.srq,
+        cap: a.cap,
+        qp_type: a.qp_type,
+        sq_sig_all: a.sq_sig_all,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_qp(
+    pd: *mut ibv_pd,
+    qp: *mut ibv_qp,
+    attr: *mut ibv_qp_init_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
+    let req = qp_req(a, qp as u64, pdh)?;
     let core = size_of::<crate::uverbs::qp::CreateQpResp>();
-    // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<CreateQp>()),
-            drv_out(resp, resp_size, core),
-        )
-    };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<CreateQp>(), resp, resp_size, core) };
     let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
-    a.cap.max_send_wr = r.max_send_wr;
-    a.cap.max_recv_wr = r.max_recv_wr;
-    a.cap.max_send_sge = r.max_send_sge;
-    a.cap.max_recv_sge = r.max_recv_sge;
-    a.cap.max_inline_data = r.max_inline_data;
+    set_caps(&mut a.cap, &r);
     // SAFETY: the plugin's new QP and response buffer.
     unsafe {
         init_qp(qp, ctx, a, pd, r.qp_handle, r.qpn);
@@ -470,14 +581,8 @@ pub unsafe fn modify_qp(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> Result<()> {
-    // SAFETY: a QP of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe {
-        (
-            (*qp).context,
-            (*qp).handle,
-            attr.as_ref().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(qp, attr)? };
     let req = generic::qp_attr::modify_req(h, a, mask)?;
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
@@ -522,10 +627,8 @@ pub unsafe fn query_qp(
 }
 
 pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
-    // SAFETY: a QP of the plugin.
-    let (ctx, h) = unsafe { ((*qp).context, (*qp).handle) };
-    // SAFETY: as above.
-    let n = unsafe { run(ctx, |u| u.destroy_qp(h)) }?;
+    // SAFETY: an object of the plugin.
+    let n = unsafe { on(qp, |u, h| u.destroy_qp(h)) }?;
     wait_acked(qp, EventCounts { comp: 0, async_: n });
     Ok(())
 }
@@ -540,14 +643,8 @@ pub unsafe fn create_srq(
     resp: *mut c_void,
     resp_size: usize,
 ) -> Result<()> {
-    // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe {
-        (
-            (*pd).context,
-            (*pd).handle,
-            attr.as_mut().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
     let req = CreateSrq {
         user_handle: srq as u64,
         pd_handle: pdh,
@@ -557,13 +654,8 @@ pub unsafe fn create_srq(
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::srq::CreateSrqResp>();
-    // SAFETY: the plugin's buffers.
-    let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, size_of::<CreateSrq>()),
-            drv_out(resp, resp_size, core),
-        )
-    };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<CreateSrq>(), resp, resp_size, core) };
     let r = with_uverbs(ctx, |u| u.create_srq(&req, di, dout))?;
     a.attr.max_wr = r.max_wr;
     a.attr.max_sge = r.max_sge;
@@ -589,14 +681,8 @@ pub unsafe fn modify_srq(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> Result<()> {
-    // SAFETY: an SRQ of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe {
-        (
-            (*srq).context,
-            (*srq).handle,
-            attr.as_ref().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(srq, attr)? };
     let req = ModifySrq {
         srq_handle: h,
         attr_mask: mask as u32,
@@ -609,14 +695,8 @@ pub unsafe fn modify_srq(
 }
 
 pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
-    // SAFETY: an SRQ of the plugin; the caller's out struct.
-    let (ctx, h, a) = unsafe {
-        (
-            (*srq).context,
-            (*srq).handle,
-            attr.as_mut().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(srq, attr)? };
     let r = with_uverbs(ctx, |u| u.query_srq(h, &[], &mut []))?;
     a.max_wr = r.max_wr;
     a.max_sge = r.max_sge;
@@ -625,10 +705,8 @@ pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()
 }
 
 pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
-    // SAFETY: an SRQ of the plugin.
-    let (ctx, h) = unsafe { ((*srq).context, (*srq).handle) };
-    // SAFETY: as above.
-    let n = unsafe { run(ctx, |u| u.destroy_srq(h)) }?;
+    // SAFETY: an object of the plugin.
+    let n = unsafe { on(srq, |u, h| u.destroy_srq(h)) }?;
     wait_acked(srq, EventCounts { comp: 0, async_: n });
     Ok(())
 }
@@ -640,14 +718,8 @@ pub unsafe fn create_ah(
     resp: *mut c_void,
     resp_size: usize,
 ) -> Result<()> {
-    // SAFETY: a PD of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe {
-        (
-            (*pd).context,
-            (*pd).handle,
-            attr.as_ref().ok_or(Errno::EINVAL)?,
-        )
-    };
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
     let d = generic::qp_attr::dest(a);
     let k = crate::uverbs::qp::AhAttr {
         grh: crate::uverbs::qp::GlobalRoute {
@@ -685,10 +757,8 @@ pub unsafe fn create_ah(
 }
 
 pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
-    // SAFETY: an AH of the plugin.
-    let (ctx, h) = unsafe { ((*ah).context, (*ah).handle) };
-    // SAFETY: as above.
-    unsafe { run(ctx, |u| u.destroy_ah(h)) }
+    // SAFETY: an object of the plugin.
+    unsafe { on(ah, |u, h| u.destroy_ah(h)) }
 }
 
 pub unsafe fn mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool) -> Result<()> {
@@ -743,6 +813,8 @@ pub unsafe fn create_cq_ex(
     if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
         flags |= 1 << 1;
     }
+    // Fields added to CqCreate later default to zero.
+    #[allow(clippy::needless_update)]
     let args = CqCreate {
         flags,
         flags_need_ex: flags != 0,
@@ -757,15 +829,15 @@ pub unsafe fn create_cq_ex(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, skip),
-            drv_out(
-                resp,
-                resp_size,
-                size_of::<crate::uverbs::cq::ExCreateCqResp>(),
-            ),
+        drv(
+            cmd,
+            cmd_size,
+            skip,
+            resp,
+            resp_size,
+            size_of::<crate::uverbs::cq::ExCreateCqResp>(),
         )
     };
     let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
@@ -802,20 +874,21 @@ pub unsafe fn create_qp_ex2(
     object::get::<ibv_pd, Context>(a.pd)?;
     // SAFETY: a live PD of the plugin.
     let pdh = unsafe { (*a.pd).handle };
+    let c = qp_req(&init_of(a), vqp as u64, pdh)?;
     let req = crate::uverbs::qp::ExCreateQp {
-        user_handle: vqp as u64,
-        pd_handle: pdh,
-        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
-        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
-        srq_handle: handle_of(a.srq, Kind::Srq)?,
-        max_send_wr: a.cap.max_send_wr,
-        max_recv_wr: a.cap.max_recv_wr,
-        max_send_sge: a.cap.max_send_sge,
-        max_recv_sge: a.cap.max_recv_sge,
-        max_inline_data: a.cap.max_inline_data,
-        sq_sig_all: a.sq_sig_all as u8,
-        qp_type: a.qp_type.0 as u8,
-        is_srq: (!a.srq.is_null()) as u8,
+        user_handle: c.user_handle,
+        pd_handle: c.pd_handle,
+        send_cq_handle: c.send_cq_handle,
+        recv_cq_handle: c.recv_cq_handle,
+        srq_handle: c.srq_handle,
+        max_send_wr: c.max_send_wr,
+        max_recv_wr: c.max_recv_wr,
+        max_send_sge: c.max_send_sge,
+        max_recv_sge: c.max_recv_sge,
+        max_inline_data: c.max_inline_data,
+        sq_sig_all: c.sq_sig_all,
+        qp_type: c.qp_type,
+        is_srq: c.is_srq,
         create_flags: if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_CREATE_FLAGS) {
             a.create_flags
         } else {
@@ -824,32 +897,20 @@ pub unsafe fn create_qp_ex2(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::qp::ExCreateQp>() - HDR;
-    // SAFETY: the plugin's buffers.
+    // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        (
-            drv_in(cmd, cmd_size, skip),
-            drv_out(
-                resp,
-                resp_size,
-                size_of::<crate::uverbs::qp::ExCreateQpResp>(),
-            ),
+        drv(
+            cmd,
+            cmd_size,
+            skip,
+            resp,
+            resp_size,
+            size_of::<crate::uverbs::qp::ExCreateQpResp>(),
         )
     };
     let r = with_uverbs(ctx, |u| u.create_qp_ex(&req, di, dout))?.base;
-    a.cap.max_send_wr = r.max_send_wr;
-    a.cap.max_recv_wr = r.max_recv_wr;
-    a.cap.max_send_sge = r.max_send_sge;
-    a.cap.max_recv_sge = r.max_recv_sge;
-    a.cap.max_inline_data = r.max_inline_data;
-    let init = ibv_qp_init_attr {
-        qp_context: a.qp_context,
-        send_cq: a.send_cq,
-        recv_cq: a.recv_cq,
-        srq: a.srq,
-        cap: a.cap,
-        qp_type: a.qp_type,
-        sq_sig_all: a.sq_sig_all,
-    };
+    set_caps(&mut a.cap, &r);
+    let init = init_of(a);
     // SAFETY: the plugin's new QP (a verbs_qp, ibv_qp at its head).
     unsafe {
         init_qp(vqp.cast(), ctx, &init, a.pd, r.qp_handle, r.qpn);

@@ -9,6 +9,8 @@
 pub mod cmd;
 pub mod context;
 pub mod device;
+pub mod frame;
+pub mod ioctl;
 pub mod load;
 pub mod matching;
 pub mod objects;

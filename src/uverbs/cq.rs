@@ -155,6 +155,7 @@ write_cmd!(ResizeCqCmd = IB_USER_VERBS_CMD_RESIZE_CQ(ResizeCq) -> ResizeCqResp);
 write_cmd!(PollCqCmd = IB_USER_VERBS_CMD_POLL_CQ(PollCq) -> PollCqResp);
 write_cmd!(ReqNotifyCqCmd = IB_USER_VERBS_CMD_REQ_NOTIFY_CQ(ReqNotifyCq) -> ());
 write_cmd!(DestroyCqCmd = IB_USER_VERBS_CMD_DESTROY_CQ(DestroyCq) -> DestroyCqResp);
+write_ex_cmd!(ExModifyCqCmd = IB_USER_VERBS_EX_CMD_MODIFY_CQ(ExModifyCq) -> ());
 
 /// `IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION`
 pub const CQ_FLAGS_TIMESTAMP_COMPLETION: u32 = 1 << 0;
@@ -308,5 +309,12 @@ impl Uverbs {
                 self.write::<DestroyCqCmd>(&req, &[], &mut [])
             }
         }
+    }
+}
+
+impl Uverbs {
+    /// CQ moderation (the extended MODIFY_CQ command; it has no ioctl method).
+    pub fn modify_cq(&self, req: &ExModifyCq, drv_in: &[u8]) -> Result<()> {
+        self.write_ex::<ExModifyCqCmd>(req, drv_in, &mut [])
     }
 }

@@ -12,12 +12,14 @@ pub mod ids;
 pub mod ioctl;
 pub mod ioctl_hdr;
 mod sys;
+pub use sys::RDMA_VERBS_IOCTL;
 #[macro_use]
 pub mod write;
 
 pub mod ah;
 pub mod cq;
 pub mod device;
+pub mod flow;
 pub mod mcast;
 pub mod mr;
 pub mod mw;

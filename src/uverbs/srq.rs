@@ -116,6 +116,70 @@ impl Uverbs {
         self.write::<CreateXsrqCmd>(req, drv_in, drv_out)
     }
 
+    /// Creates an SRQ of any type as rdma-core 44's ibv_cmd_create_srq_ex
+    /// does: the SRQ_CREATE ioctl method (the kernel judges the type and the
+    /// handles), and on a kernel without it CREATE_SRQ for a basic SRQ,
+    /// CREATE_XSRQ otherwise. `async_fd` is the context's event fd. The
+    /// answer's `srqn` is the XRC SRQ number (0 for other types).
+    pub fn create_srq_ex(
+        &self,
+        req: &CreateXsrq,
+        async_fd: Option<std::os::fd::RawFd>,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<CreateSrqResp> {
+        const XRC: u32 = 1;
+        const TM: u32 = 2;
+        let (mut max_wr, mut max_sge, mut srqn) = ([0u8; 4], [0u8; 4], [0u8; 4]);
+        let user_handle = req.user_handle.to_ne_bytes();
+        let mut c = IoctlCmd::new("SRQ_CREATE", UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE);
+        match req.srq_type {
+            XRC => {
+                c.idr_in(UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, req.xrcd_handle);
+                c.idr_in(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, req.cq_handle);
+                c.ptr_out(UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, &mut srqn);
+            }
+            TM => {
+                c.idr_in(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, req.cq_handle);
+                c.u32_in(UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, req.max_num_tags);
+            }
+            _ => {}
+        }
+        let handle = c.idr_out(UVERBS_ATTR_CREATE_SRQ_HANDLE);
+        c.const_in(UVERBS_ATTR_CREATE_SRQ_TYPE, req.srq_type.into());
+        c.ptr_in(UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, &user_handle);
+        c.idr_in(UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, req.pd_handle);
+        c.u32_in(UVERBS_ATTR_CREATE_SRQ_MAX_WR, req.max_wr);
+        c.u32_in(UVERBS_ATTR_CREATE_SRQ_MAX_SGE, req.max_sge);
+        c.u32_in(UVERBS_ATTR_CREATE_SRQ_LIMIT, req.srq_limit);
+        c.fd_in(UVERBS_ATTR_CREATE_SRQ_EVENT_FD, async_fd);
+        c.ptr_out(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, &mut max_wr);
+        c.ptr_out(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, &mut max_sge);
+        c.uhw(drv_in, drv_out);
+        let how = self.ioctl_fallback(Verb::CreateSrq, &mut c);
+        let srq_handle = c.read_idr(handle);
+        match how? {
+            Fallback::Done => Ok(CreateSrqResp {
+                srq_handle,
+                max_wr: u32::from_ne_bytes(max_wr),
+                max_sge: u32::from_ne_bytes(max_sge),
+                srqn: u32::from_ne_bytes(srqn),
+            }),
+            _ if req.srq_type == 0 => {
+                let basic = CreateSrq {
+                    user_handle: req.user_handle,
+                    pd_handle: req.pd_handle,
+                    max_wr: req.max_wr,
+                    max_sge: req.max_sge,
+                    srq_limit: req.srq_limit,
+                    ..Default::default()
+                };
+                self.write::<CreateSrqCmd>(&basic, drv_in, drv_out)
+            }
+            _ => self.write::<CreateXsrqCmd>(req, drv_in, drv_out),
+        }
+    }
+
     /// rxe passes `rxe::ModifySrqCmd` as `drv_in` when resizing.
     pub fn modify_srq(&self, req: &ModifySrq, drv_in: &[u8]) -> Result<()> {
         self.write::<ModifySrqCmd>(req, drv_in, &mut [])

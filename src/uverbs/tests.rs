@@ -237,3 +237,75 @@ fn rxe_doorbell_is_an_empty_post_send() {
     assert_eq!(u32_at(&b, 16), 9);
     assert_eq!(u32_at(&b, 20), 0);
 }
+
+#[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
+fn create_srq_ex_falls_back_to_create_srq_or_xsrq() {
+    let (u, mut r) = pipe_uverbs();
+    let mut req = srq::CreateXsrq {
+        user_handle: 0x77,
+        pd_handle: 3,
+        max_wr: 16,
+        max_sge: 2,
+        srq_limit: 1,
+        ..Default::default()
+    };
+    let drv = [0xcdu8; 8];
+    // Basic: the legacy CREATE_SRQ (header, 32-byte core, driver data).
+    u.create_srq_ex(&req, Some(5), &drv, &mut []).unwrap();
+    let b = read_n(&mut r, 8 + 32 + 8);
+    assert_eq!(u32_at(&b, 0), IB_USER_VERBS_CMD_CREATE_SRQ);
+    assert_eq!(u16_at(&b, 4), 12);
+    assert_eq!(
+        (u64_at(&b, 16), u32_at(&b, 24), u32_at(&b, 28)),
+        (0x77, 3, 16)
+    );
+    assert_eq!(&b[40..], &drv);
+    // XRC: CREATE_XSRQ with its type, XRCD and CQ.
+    req.srq_type = 1;
+    req.xrcd_handle = 9;
+    req.cq_handle = 4;
+    u.create_srq_ex(&req, Some(5), &[], &mut []).unwrap();
+    let b = read_n(&mut r, 8 + 48);
+    assert_eq!(u32_at(&b, 0), IB_USER_VERBS_CMD_CREATE_XSRQ);
+    assert_eq!((u32_at(&b, 24), u32_at(&b, 28)), (1, 3));
+    assert_eq!((u32_at(&b, 48), u32_at(&b, 52)), (9, 4));
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // ioctl/write on a pipe: foreign calls Miri lacks
+fn modify_cq_and_flow_destroys_are_extended_writes() {
+    let (u, mut r) = pipe_uverbs();
+    let req = cq::ExModifyCq {
+        cq_handle: 6,
+        attr_mask: 1,
+        attr: cq::CqModeration {
+            cq_count: 8,
+            cq_period: 100,
+        },
+        reserved: 0,
+    };
+    u.modify_cq(&req, &[]).unwrap();
+    let b = read_n(&mut r, 24 + 16);
+    assert_eq!(
+        u32_at(&b, 0),
+        IB_USER_VERBS_EX_CMD_MODIFY_CQ | IB_USER_VERBS_CMD_FLAG_EXTENDED
+    );
+    assert_eq!((u32_at(&b, 24), u32_at(&b, 28)), (6, 1));
+    assert_eq!((u16_at(&b, 32), u16_at(&b, 34)), (8, 100));
+    // No ioctl (ENOTTY): the extended DESTROY_FLOW, then DESTROY_RWQ_IND_TBL.
+    u.destroy_flow(0x11).unwrap();
+    let b = read_n(&mut r, 24 + 8);
+    assert_eq!(
+        u32_at(&b, 0),
+        IB_USER_VERBS_EX_CMD_DESTROY_FLOW | IB_USER_VERBS_CMD_FLAG_EXTENDED
+    );
+    assert_eq!(u32_at(&b, 28), 0x11);
+    u.destroy_rwq_ind_table(0x22).unwrap();
+    let b = read_n(&mut r, 24 + 8);
+    assert_eq!(
+        u32_at(&b, 0),
+        IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL | IB_USER_VERBS_CMD_FLAG_EXTENDED
+    );
+    assert_eq!(u32_at(&b, 28), 0x22);
+}

@@ -8,7 +8,8 @@ use crate::abi::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::{cmd, context, ops};
+use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, qp_ex, xrc};
+use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
 
@@ -24,19 +25,14 @@ macro_rules! driver_api {
     )*};
 }
 
-// Not hosted yet: the rarer commands (XRC, flow steering, WQ/RSS, device
-// memory, counters, flow actions, extended QP/CQ/SRQ creation, raw ioctls).
+// Not hosted yet: creating flow rules, ESP flow actions, WQs and RSS
+// tables, destroying and modifying WQs, and the write() data path (post/poll through the kernel,
+// which no in-tree provider of rdma-core 44 uses on a hosted device).
 driver_api!(errno
-    execute_ioctl, ibv_cmd_advise_mr, ibv_cmd_alloc_dm, ibv_cmd_close_xrcd,
-    ibv_cmd_create_counters, ibv_cmd_create_flow,
-    ibv_cmd_create_flow_action_esp, ibv_cmd_create_qp_ex,
-    ibv_cmd_create_rwq_ind_table, ibv_cmd_create_srq_ex, ibv_cmd_create_wq,
-    ibv_cmd_destroy_counters, ibv_cmd_destroy_flow, ibv_cmd_destroy_flow_action,
-    ibv_cmd_destroy_rwq_ind_table, ibv_cmd_destroy_wq, ibv_cmd_free_dm, ibv_cmd_modify_cq,
-    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_qp_ex, ibv_cmd_modify_wq, ibv_cmd_open_qp,
-    ibv_cmd_open_xrcd, ibv_cmd_poll_cq, ibv_cmd_post_recv, ibv_cmd_post_send,
-    ibv_cmd_post_srq_recv, ibv_cmd_query_context, ibv_cmd_query_mr, ibv_cmd_read_counters,
-    ibv_cmd_reg_dm_mr, ibv_cmd_reg_dmabuf_mr, ibv_cmd_rereg_mr,
+    ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_create_rwq_ind_table,
+    ibv_cmd_create_wq, ibv_cmd_destroy_wq,
+    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq, ibv_cmd_poll_cq,
+    ibv_cmd_post_recv, ibv_cmd_post_send, ibv_cmd_post_srq_recv,
 );
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
@@ -44,6 +40,7 @@ driver_api!(errno
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) {
     entry!(value(()), verbs_register_driver_34(ops) {
+        init_verbs_log();
         // SAFETY: a plugin's static ops table, which lives as long as the
         // plugin stays loaded (for good: plugins are never unloaded).
         if let Some(ops) = unsafe { ops.as_ref() } {
@@ -138,19 +135,56 @@ pub unsafe extern "C" fn verbs_open_device(
     unsafe { super::device::ibv_open_device(device) }
 }
 
-/// The plugin's log lines: quiet unless VERBS_LOG_LEVEL asks for `level`;
-/// then the format string itself is printed (its arguments are not
-/// formatted: a C variadic function cannot be defined in stable Rust).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __verbs_log(ctx: *mut VerbsContext44, level: u32, fmt: *const c_char) {
-    entry!(value(()), __verbs_log(ctx, level, fmt) {
-        let want = std::env::var("VERBS_LOG_LEVEL").ok().and_then(|v| v.trim().parse::<u32>().ok());
-        if want.is_some_and(|w| level <= w) && !fmt.is_null() {
-            // SAFETY: the plugin's NUL-terminated format string.
-            let f = unsafe { std::ffi::CStr::from_ptr(fmt) };
-            eprint!("{}", f.to_string_lossy());
-        }
-    })
+unsafe extern "C" {
+    /// src/verbs/driver_log.c (hidden): what `__verbs_log` prints and where.
+    fn ibverbs_c_set_verbs_log(level: u32, fp: *mut libc::FILE);
+}
+
+/// Sets up `__verbs_log` (src/verbs/driver_log.c: C, for its printf-style
+/// arguments) once, before any plugin can log, as rdma-core 44's
+/// ibverbs_init does: `VERBS_LOG_LEVEL` (strtol, any base) is the highest
+/// level printed, and lines go to `VERBS_LOG_FILE`, opened for appending;
+/// without that file (unset or unopenable) nothing is logged, as in
+/// rdma-core's release build.
+pub fn init_verbs_log() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let (level, fp) = open_log();
+        #[cfg(not(miri))]
+        // SAFETY: plain values; the C side only stores them.
+        unsafe {
+            ibverbs_c_set_verbs_log(level, fp)
+        };
+        #[cfg(miri)]
+        let _ = (level, fp);
+    });
+}
+
+fn open_log() -> (u32, *mut libc::FILE) {
+    let none = (0, std::ptr::null_mut());
+    let Some(level) = std::env::var_os("VERBS_LOG_LEVEL") else {
+        return none;
+    };
+    let Ok(level) =
+        std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(level.as_os_str()))
+    else {
+        return none;
+    };
+    // SAFETY: a NUL-terminated string; strtol as rdma-core parses it.
+    let level = unsafe { libc::strtol(level.as_ptr(), std::ptr::null_mut(), 0) } as u32;
+    if level == 0 {
+        return none;
+    }
+    let Some(path) = std::env::var_os("VERBS_LOG_FILE") else {
+        return none;
+    };
+    let Ok(path) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
+    else {
+        return none;
+    };
+    // SAFETY: NUL-terminated path and mode; rdma-core's mode string.
+    let f = unsafe { libc::fopen(path.as_ptr(), c"aw+".as_ptr()) };
+    if f.is_null() { none } else { (level, f) }
 }
 
 /// Reads a file of a device's sysfs directory (`fnfmt` and up to two
@@ -192,35 +226,56 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
 }
 
 macro_rules! cmd_api {
-    ($name:ident => $f:ident($($arg:ident: $t:ty),*)) => {
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
             entry!(errno, $name($($arg),*) {
                 // SAFETY: the plugin's objects and buffers, per driver.h.
-                unsafe { cmd::$f($($arg),*) }
+                unsafe { $($f)::+($($arg),*) }
             })
         }
     };
 }
 
-cmd_api!(ibv_cmd_get_context => get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_pd => alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_dealloc_pd => dealloc_pd(pd: *mut ibv_pd));
-cmd_api!(ibv_cmd_dereg_mr => dereg_mr(vmr: *mut verbs_mr));
-cmd_api!(ibv_cmd_dealloc_mw => dealloc_mw(mw: *mut ibv_mw));
-cmd_api!(ibv_cmd_destroy_cq => destroy_cq(cq: *mut ibv_cq));
-cmd_api!(ibv_cmd_resize_cq => resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_req_notify_cq => req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
-cmd_api!(ibv_cmd_destroy_qp => destroy_qp(qp: *mut ibv_qp));
-cmd_api!(ibv_cmd_create_srq => create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_srq => destroy_srq(srq: *mut ibv_srq));
-cmd_api!(ibv_cmd_create_ah => create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_ah => destroy_ah(ah: *mut ibv_ah));
-cmd_api!(ibv_cmd_create_qp => create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_create_cq_ex => create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
-cmd_api!(ibv_cmd_create_qp_ex2 => create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_mw => alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_get_context => cmd::get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_pd => cmd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_dealloc_pd => cmd::dealloc_pd(pd: *mut ibv_pd));
+cmd_api!(ibv_cmd_dereg_mr => cmd::dereg_mr(vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_dealloc_mw => cmd::dealloc_mw(mw: *mut ibv_mw));
+cmd_api!(ibv_cmd_destroy_cq => cmd::destroy_cq(cq: *mut ibv_cq));
+cmd_api!(ibv_cmd_resize_cq => cmd::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_req_notify_cq => cmd::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
+cmd_api!(ibv_cmd_destroy_qp => cmd::destroy_qp(qp: *mut ibv_qp));
+cmd_api!(ibv_cmd_create_srq => cmd::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_srq => cmd::destroy_srq(srq: *mut ibv_srq));
+cmd_api!(ibv_cmd_create_ah => cmd::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_ah => cmd::destroy_ah(ah: *mut ibv_ah));
+cmd_api!(ibv_cmd_create_qp => cmd::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_cq_ex => cmd::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_qp_ex2 => cmd::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
+cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_open_qp => xrc::open_qp(context: *mut ibv_context, qp: *mut verbs_qp, vqp_sz: c_int, attr: *mut ibv_qp_open_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_qp_ex => qp_ex::create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp, attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd, cmd: *mut c_void, cmd_sz: usize, resp: *mut c_void, resp_sz: usize));
+cmd_api!(ibv_cmd_query_mr => mr::query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32));
+cmd_api!(ibv_cmd_advise_mr => mr::advise_mr(pd: *mut ibv_pd, advice: u32, flags: u32, sg_list: *mut ibv_sge, num_sge: u32));
+cmd_api!(ibv_cmd_reg_dmabuf_mr => mr::reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int, vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_query_context => device::query_context(context: *mut ibv_context, driver: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_alloc_dm => dm::alloc_dm(ctx: *mut ibv_context, dm_attr: *const ibv_alloc_dm_attr, dm: *mut verbs_dm, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_free_dm => dm::free_dm(dm: *mut verbs_dm));
+cmd_api!(ibv_cmd_reg_dm_mr => dm::reg_dm_mr(pd: *mut ibv_pd, dm: *mut verbs_dm, offset: u64, length: usize, access: c_uint, vmr: *mut verbs_mr, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_create_counters => counters::create_counters(context: *mut ibv_context, init_attr: *mut ibv_counters_init_attr, vcounters: *mut verbs_counters, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_counters => counters::destroy_counters(vcounters: *mut verbs_counters));
+cmd_api!(ibv_cmd_read_counters => counters::read_counters(vcounters: *mut verbs_counters, counters_value: *mut u64, ncounters: u32, flags: u32, link: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_flow => flow::destroy_flow(flow_id: *mut ibv_flow));
+cmd_api!(ibv_cmd_destroy_rwq_ind_table => flow::destroy_rwq_ind_table(rwq_ind_table: *mut ibv_rwq_ind_table));
+cmd_api!(ibv_cmd_modify_cq => cmd::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
+cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
+cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_cmd_query_device_any(
@@ -374,29 +429,90 @@ pub unsafe extern "C" fn ibv_cmd_detach_mcast(
     })
 }
 
-/// The attribute count of an ioctl command buffer chain; providers size a
-/// buffer with it, so it must be right even though execute_ioctl then fails.
-/// Layout of rdma-core's `struct ibv_command_buffer`: `next` at 0, `next_attr`
-/// at 8, the header's attribute array at 56, 16-byte attributes.
+/// The attribute count of an ioctl command buffer chain: providers size
+/// their frame with it (DECLARE_COMMAND_BUFFER_LINK). A malformed chain
+/// counts nothing; execute_ioctl then refuses it.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *const c_void) -> c_uint {
+pub unsafe extern "C" fn __ioctl_final_num_attrs(
+    num_attrs: c_uint,
+    link: *mut ibv_command_buffer,
+) -> c_uint {
     entry!(value(num_attrs), __ioctl_final_num_attrs(num_attrs, link) {
-        let mut n = num_attrs;
-        let mut p = link.cast::<u8>();
-        while !p.is_null() {
-            // SAFETY: a chain of command buffers built by the caller, per the
-            // layout above.
-            let (next, next_attr) = unsafe {
-                (p.cast::<*const u8>().read(), p.add(8).cast::<*const u8>().read())
-            };
-            let used = (next_attr as usize).saturating_sub(p as usize + 56) / 16;
-            n = n.saturating_add(used as c_uint);
-            p = next;
-        }
-        n
+        // SAFETY: a chain of command buffers built by the caller.
+        let n = unsafe { crate::providers::plugin::ioctl::chained_attrs(link) }.unwrap_or(0);
+        num_attrs.saturating_add(n as c_uint)
+    })
+}
+
+/// Runs a plugin's own ioctl command buffer (`providers::plugin::ioctl`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn execute_ioctl(
+    context: *mut ibv_context,
+    cmd: *mut ibv_command_buffer,
+) -> c_int {
+    entry!(errno, execute_ioctl(context, cmd) {
+        // SAFETY: the plugin's context and command buffer chain, per cmd_ioctl.h.
+        unsafe { crate::providers::plugin::ioctl::execute(context, cmd) }
     })
 }
 
 /// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
 #[unsafe(no_mangle)]
 pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+
+#[cfg(all(test, not(miri)))]
+mod log_tests {
+    use std::ffi::{c_char, c_void};
+
+    unsafe extern "C" {
+        fn __verbs_log(ctx: *mut c_void, level: u32, fmt: *const c_char, ...);
+        fn ibverbs_c_set_verbs_log(level: u32, fp: *mut libc::FILE);
+    }
+
+    /// printf formatting, the level gate and errno, on a temporary stream.
+    #[test]
+    fn verbs_log_formats_like_printf_up_to_its_level() {
+        // SAFETY: a temporary stdio stream, read back below and closed; the
+        // variadic calls pass what their formats name.
+        unsafe {
+            let f = libc::tmpfile();
+            assert!(!f.is_null());
+            ibverbs_c_set_verbs_log(crate::driver_abi::VERBS_LOG_WARN, f);
+            *libc::__errno_location() = libc::EAGAIN;
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_ERR,
+                c"%s: %d %#x %.2f|".as_ptr(),
+                c"rxe0".as_ptr(),
+                -3 as libc::c_int,
+                255 as libc::c_uint,
+                1.5f64,
+            );
+            assert_eq!(*libc::__errno_location(), libc::EAGAIN);
+            // Above the level: nothing.
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_DEBUG,
+                c"debug|".as_ptr(),
+            );
+            __verbs_log(
+                std::ptr::null_mut(),
+                crate::driver_abi::VERBS_LOG_WARN,
+                c"%u%%\n".as_ptr(),
+                7 as libc::c_uint,
+            );
+            ibverbs_c_set_verbs_log(0, std::ptr::null_mut());
+            // Quiet again.
+            __verbs_log(std::ptr::null_mut(), 1, c"never".as_ptr());
+            libc::fflush(f);
+            libc::rewind(f);
+            let mut buf = [0u8; 128];
+            let n = libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), f);
+            libc::fclose(f);
+            assert_eq!(
+                std::str::from_utf8(&buf[..n]).unwrap(),
+                "rxe0: -3 0xff 1.50|7%\n"
+            );
+        }
+    }
+}

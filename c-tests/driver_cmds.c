@@ -1,0 +1,253 @@
+/* The provider-facing interface (IBVERBS_PRIVATE_34: execute_ioctl and the
+ * ibv_cmd_* a C provider plugin calls) used directly on rxe0's context, as a
+ * plugin such as libmlx5 would. Debian's library (its librxe context) and ours
+ * hosting that plugin (IBV_PROVIDERS=plugin) must give the kernel's answers
+ * for rxe, checked against the values below (Debian's run proves them); a
+ * context of our Rust provider is not a plugin's, so each call is EINVAL there
+ * and touches nothing. Kernel answers are printed tagged ([system]/[ours]),
+ * argument errors (the same everywhere) untagged; the checks carry the test. */
+#include "rxe.h"
+#include <fcntl.h>
+#include <stdint.h>
+
+/* rdma-core 44's driver.h / cmd_ioctl.h (private: not in verbs.h). */
+struct ibv_command_buffer;
+int execute_ioctl(struct ibv_context *ctx, struct ibv_command_buffer *cmd);
+int ibv_cmd_query_context(struct ibv_context *ctx, struct ibv_command_buffer *driver);
+int ibv_cmd_open_xrcd(struct ibv_context *ctx, void *xrcd, int vxrcd_size,
+		      struct ibv_xrcd_init_attr *attr, void *cmd, size_t cmd_size, void *resp,
+		      size_t resp_size);
+int ibv_cmd_alloc_dm(struct ibv_context *ctx, const struct ibv_alloc_dm_attr *attr, void *dm,
+		     struct ibv_command_buffer *link);
+int ibv_cmd_create_counters(struct ibv_context *ctx, struct ibv_counters_init_attr *attr,
+			    void *vcounters, struct ibv_command_buffer *link);
+int ibv_cmd_query_mr(struct ibv_pd *pd, void *vmr, uint32_t mr_handle);
+int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		      struct ibv_sge *sg_list, uint32_t num_sge);
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
+			  int fd, int access, void *vmr);
+int ibv_cmd_rereg_mr(void *vmr, uint32_t flags, void *addr, size_t length, uint64_t hca_va,
+		     int access, struct ibv_pd *pd, void *cmd, size_t cmd_sz, void *resp,
+		     size_t resp_sz);
+int ibv_cmd_open_qp(struct ibv_context *ctx, void *qp, int vqp_sz, struct ibv_qp_open_attr *attr,
+		    void *cmd, size_t cmd_size, void *resp, size_t resp_size);
+int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, void *cmd,
+			 size_t cmd_size, void *resp, size_t resp_size);
+int ibv_cmd_create_srq_ex(struct ibv_context *ctx, void *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex, void *cmd, size_t cmd_size,
+			  void *resp, size_t resp_size);
+
+/* struct ibv_command_buffer with room for two attributes (cmd_ioctl.h). */
+struct attr {
+	uint16_t attr_id, len, flags, attr_data;
+	uint64_t data;
+};
+struct cmdb {
+	void *next;
+	struct attr *next_attr, *last_attr;
+	uint8_t uhw_in_idx, uhw_out_idx, uhw_in_headroom, uhw_out_headroom;
+	uint8_t flags; /* buffer_error:1, fallback_require_ex:1, fallback_ioctl_only:1 */
+	struct {
+		uint16_t length, object_id, method_id, num_attrs;
+		uint64_t reserved1;
+		uint32_t driver_id, reserved2;
+	} hdr;
+	struct attr attrs[2];
+};
+
+/* The object structs the calls fill, big enough for any of them. */
+static uint64_t obj[512];
+static uint64_t cmd[64], resp[16];
+
+/* What a call must give: the kernel's answer for rxe on a plugin's context,
+ * EINVAL on our Rust provider's. */
+static void expect(const char *what, int r, int kernel)
+{
+	int want = ctest_ours_dp() ? EINVAL : kernel;
+
+	ctest_impl_line("%s: %d", what, r);
+	CHECK(r == want, "%s: %d, want %d", what, r, want);
+}
+
+/* An argument error: the same answer on every context, before any kernel call. */
+static void expect_args(const char *what, int r, int want)
+{
+	printf("%s: %d\n", what, r);
+	CHECK(r == want, "%s: %d, want %d", what, r, want);
+}
+
+static void clear(void)
+{
+	memset(obj, 0, sizeof(obj));
+	memset(cmd, 0, sizeof(cmd));
+	memset(resp, 0, sizeof(resp));
+}
+
+int main(void)
+{
+	struct ibv_device_attr dattr;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	static char buf[4096];
+	int r;
+
+	ctest_init();
+	ctx = rxe_open(&dattr);
+	if (!ctx)
+		return ctest_finish();
+	pd = ibv_alloc_pd(ctx);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	CHECK(pd && mr && cq, "set-up: errno %d", errno);
+	{
+		struct ibv_qp_init_attr qa = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+					       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+							.max_send_sge = 1, .max_recv_sge = 1 } };
+		qp = ibv_create_qp(pd, &qa);
+		CHECK(qp != NULL, "create qp: errno %d", errno);
+	}
+
+	/* execute_ioctl: QUERY_CONTEXT (object DEVICE, method 4) built by hand. */
+	{
+		struct cmdb b;
+		uint32_t ncv = 0xffffffff;
+		uint64_t core = 0;
+
+		memset(&b, 0, sizeof(b));
+		b.next_attr = b.attrs;
+		b.last_attr = b.attrs + 2;
+		b.uhw_in_idx = b.uhw_out_idx = 0xff;
+		b.hdr.object_id = 0;
+		b.hdr.method_id = 4;
+		b.attrs[0] = (struct attr){ .attr_id = 0, .len = 4, .flags = 1,
+					    .data = (uintptr_t)&ncv };
+		b.attrs[1] = (struct attr){ .attr_id = 1, .len = 8, .flags = 1,
+					    .data = (uintptr_t)&core };
+		b.next_attr = b.attrs + 2;
+		r = execute_ioctl(ctx, (void *)&b);
+		/* rxe has no query_ucontext: the kernel refuses the method. */
+		expect("execute_ioctl query_context", r, EOPNOTSUPP);
+		if (!ctest_ours_dp() && r == 0) {
+			CHECK(ncv == (uint32_t)ctx->num_comp_vectors, "num_comp_vectors %u", ncv);
+			CHECK(b.hdr.num_attrs == 2 && b.hdr.length == 24 + 2 * 16,
+			      "header: %u attrs, %u bytes", b.hdr.num_attrs, b.hdr.length);
+		}
+		b.flags = 1; /* buffer_error: a fill helper could not marshal */
+		b.next_attr = b.attrs + 2;
+		expect_args("execute_ioctl buffer_error", execute_ioctl(ctx, (void *)&b), EINVAL);
+	}
+
+	expect("query_context", ibv_cmd_query_context(ctx, NULL), EOPNOTSUPP);
+
+	clear();
+	{
+		struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
+							     IBV_XRCD_INIT_ATTR_OFLAGS,
+						 .fd = -1, .oflags = O_CREAT };
+		/* struct ibv_open_xrcd: header 8 + core 16; response 4. */
+		expect("open_xrcd", ibv_cmd_open_xrcd(ctx, obj, 24, &xa, cmd, 24, resp, 4),
+		       EOPNOTSUPP);
+		xa.comp_mask = IBV_XRCD_INIT_ATTR_FD;
+		expect_args("open_xrcd no oflags", ibv_cmd_open_xrcd(ctx, obj, 24, &xa, cmd, 24, resp, 4),
+		       EINVAL);
+	}
+
+	clear();
+	{
+		struct ibv_alloc_dm_attr da = { .length = 4096 };
+		struct ibv_counters_init_attr ca = { 0 };
+
+		expect("alloc_dm", ibv_cmd_alloc_dm(ctx, &da, obj, NULL), EPROTONOSUPPORT);
+		expect("create_counters", ibv_cmd_create_counters(ctx, &ca, obj, NULL),
+		       EPROTONOSUPPORT);
+		ca.comp_mask = 1;
+		expect_args("create_counters comp_mask", ibv_cmd_create_counters(ctx, &ca, obj, NULL),
+		       EOPNOTSUPP);
+	}
+
+	clear();
+	r = ibv_cmd_query_mr(pd, obj, mr->handle);
+	expect("query_mr", r, 0);
+	if (!ctest_ours_dp() && r == 0) {
+		struct ibv_mr *q = (void *)obj;
+
+		CHECK(q->lkey == mr->lkey && q->rkey == mr->rkey && q->length == sizeof(buf),
+		      "query_mr: lkey %u rkey %u length %zu", q->lkey, q->rkey, q->length);
+	}
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey };
+
+		expect("advise_mr", ibv_cmd_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1),
+		       EOPNOTSUPP);
+	}
+	clear();
+	expect("reg_dmabuf_mr", ibv_cmd_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0, obj),
+	       EOPNOTSUPP);
+
+	/* rereg_mr through the kernel on the real MR (struct ibv_rereg_mr: 8 + 48). */
+	clear();
+	expect("rereg_mr", ibv_cmd_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0, 0,
+						    IBV_ACCESS_LOCAL_WRITE, NULL, cmd, 56, resp, 8),
+		       EOPNOTSUPP);
+
+	clear();
+	{
+		struct ibv_qp_open_attr oa = { .comp_mask = IBV_QP_OPEN_ATTR_NUM |
+							    IBV_QP_OPEN_ATTR_XRCD |
+							    IBV_QP_OPEN_ATTR_TYPE,
+					       .qp_num = 0x12345, .xrcd = (void *)(obj + 256),
+					       .qp_type = IBV_QPT_XRC_RECV };
+
+		/* struct ibv_open_qp: 8 + 32; response 32. */
+		expect("open_qp bad xrcd", ibv_cmd_open_qp(ctx, obj, 512, &oa, cmd, 40, resp, 32),
+		       EOPNOTSUPP);
+		oa.comp_mask = IBV_QP_OPEN_ATTR_NUM;
+		expect_args("open_qp no xrcd", ibv_cmd_open_qp(ctx, obj, 512, &oa, cmd, 40, resp, 32),
+		       EINVAL);
+	}
+
+	clear();
+	{
+		struct ibv_srq_init_attr_ex sa = { .comp_mask = IBV_SRQ_INIT_ATTR_PD, .pd = pd,
+						   .attr = { .max_wr = 4, .max_sge = 1 } };
+
+		/* struct ibv_create_xsrq: 8 + 48; response 16; no driver data, which rxe
+		 * needs for its ring. */
+		expect("create_srq_ex no udata",
+		       ibv_cmd_create_srq_ex(ctx, obj, &sa, cmd, 56, resp, 16), EINVAL);
+		sa.comp_mask |= IBV_SRQ_INIT_ATTR_RESERVED;
+		expect_args("create_srq_ex reserved",
+		       ibv_cmd_create_srq_ex(ctx, obj, &sa, cmd, 56, resp, 16), EOPNOTSUPP);
+	}
+
+	/* modify_qp_ex: the extended MODIFY_QP to INIT, on the real QP. */
+	clear();
+	if (qp) {
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+		struct ibv_qp_init_attr ia;
+		int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+
+		/* struct ibv_modify_qp_ex: 24 + 120; response 8. */
+		expect("modify_qp_ex init", ibv_cmd_modify_qp_ex(qp, &a, mask, cmd, 144, resp, 8), 0);
+		if (!ctest_ours_dp()) {
+			memset(&a, 0, sizeof(a));
+			CHECK(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) == 0 &&
+				      a.qp_state == IBV_QPS_INIT,
+			      "state %d", a.qp_state);
+		}
+		a.rate_limit = 10;
+		expect_args("modify_qp_ex rate_limit short cmd",
+		       ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_RATE_LIMIT, cmd, 136, resp, 8), EINVAL);
+		CHECK(ibv_destroy_qp(qp) == 0, "destroy qp");
+	}
+
+	CHECK(ibv_dereg_mr(mr) == 0, "dereg mr");
+	CHECK(ibv_destroy_cq(cq) == 0, "destroy cq");
+	CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd");
+	CHECK(ibv_close_device(ctx) == 0, "close");
+	printf("driver commands: done\n");
+	return ctest_finish();
+}

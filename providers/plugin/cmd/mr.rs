@@ -1,0 +1,190 @@
+//! The rarer MR commands: ibv_cmd_rereg_mr (write() REREG_MR, as rdma-core
+//! 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
+//! ibv_cmd_reg_dmabuf_mr.
+
+use super::{drv, put_resp};
+use crate::abi::*;
+use crate::driver_abi::v34::*;
+use crate::entry::{Errno, Result};
+use crate::providers::plugin::context::with_uverbs;
+use crate::providers::plugin::frame::Frame;
+use crate::uverbs::ids::*;
+use crate::uverbs::mr::{ReregMr, ReregMrResp};
+use std::ffi::{c_int, c_void};
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rereg_mr(
+    vmr: *mut verbs_mr,
+    flags: u32,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    pd: *mut ibv_pd,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: an MR of the plugin.
+    let m = unsafe { vmr.as_mut() }.ok_or(Errno::EINVAL)?;
+    let change_pd = flags & ibv_rereg_mr_flags::IBV_REREG_MR_CHANGE_PD.0 != 0;
+    let pd_handle = if change_pd {
+        // SAFETY: the caller's new PD.
+        unsafe { pd.as_ref() }.ok_or(Errno::EINVAL)?.handle
+    } else {
+        0
+    };
+    let req = ReregMr {
+        mr_handle: m.ibv_mr.handle,
+        flags,
+        start: addr as u64,
+        length: length as u64,
+        hca_va,
+        pd_handle,
+        access_flags: access as u32,
+        ..Default::default()
+    };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe {
+        drv(
+            cmd,
+            cmd_size,
+            size_of::<ReregMr>(),
+            resp,
+            resp_size,
+            size_of::<ReregMrResp>(),
+        )
+    };
+    let r = with_uverbs(m.ibv_mr.context, |u| u.rereg_mr(&req, di, dout))?;
+    m.ibv_mr.lkey = r.lkey;
+    m.ibv_mr.rkey = r.rkey;
+    if change_pd {
+        // SAFETY: checked above.
+        m.ibv_mr.context = unsafe { (*pd).context };
+    }
+    // SAFETY: the plugin's response buffer.
+    unsafe { put_resp(resp, resp_size, &r) };
+    Ok(())
+}
+
+pub unsafe fn query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32) -> Result<()> {
+    // SAFETY: the plugin's PD and MR.
+    let (p, m) = unsafe { (pd.as_ref(), vmr.as_mut()) };
+    let (p, m) = (p.ok_or(Errno::EINVAL)?, m.ok_or(Errno::EINVAL)?);
+    // SAFETY: no link.
+    let mut f = unsafe {
+        Frame::new(
+            UVERBS_OBJECT_MR,
+            UVERBS_METHOD_QUERY_MR,
+            4,
+            std::ptr::null_mut(),
+        )?
+    };
+    f.obj_in(UVERBS_ATTR_QUERY_MR_HANDLE, mr_handle);
+    let mr = &mut m.ibv_mr;
+    // SAFETY: the MR's fields, live until execute returns.
+    unsafe {
+        f.ptr_out(UVERBS_ATTR_QUERY_MR_RESP_LKEY, (&raw mut mr.lkey).cast(), 4);
+        f.ptr_out(UVERBS_ATTR_QUERY_MR_RESP_RKEY, (&raw mut mr.rkey).cast(), 4);
+        f.ptr_out(
+            UVERBS_ATTR_QUERY_MR_RESP_LENGTH,
+            (&raw mut mr.length).cast(),
+            8,
+        );
+        f.execute(p.context)?;
+    }
+    mr.handle = mr_handle;
+    mr.context = p.context;
+    mr.pd = pd;
+    mr.addr = std::ptr::null_mut();
+    m.mr_type = IBV_MR_TYPE_IMPORTED_MR;
+    Ok(())
+}
+
+pub unsafe fn advise_mr(
+    pd: *mut ibv_pd,
+    advice: u32,
+    flags: u32,
+    sg: *mut ibv_sge,
+    num_sge: u32,
+) -> Result<()> {
+    // SAFETY: the plugin's PD.
+    let p = unsafe { pd.as_ref() }.ok_or(Errno::EINVAL)?;
+    // SAFETY: no link.
+    let mut f = unsafe {
+        Frame::new(
+            UVERBS_OBJECT_MR,
+            UVERBS_METHOD_ADVISE_MR,
+            4,
+            std::ptr::null_mut(),
+        )?
+    };
+    f.obj_in(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, p.handle);
+    f.const_in(UVERBS_ATTR_ADVISE_MR_ADVICE, advice.into());
+    f.u32_in(UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
+    let len = num_sge as usize * size_of::<ibv_sge>();
+    // SAFETY: the caller's `num_sge` entries (fill_attr_in_ptr_array).
+    unsafe {
+        f.ptr_in(UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg.cast(), len);
+        f.execute(p.context)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn reg_dmabuf_mr(
+    pd: *mut ibv_pd,
+    offset: u64,
+    length: usize,
+    iova: u64,
+    fd: c_int,
+    access: c_int,
+    vmr: *mut verbs_mr,
+) -> Result<()> {
+    // SAFETY: the plugin's PD.
+    let p = unsafe { pd.as_ref() }.ok_or(Errno::EINVAL)?;
+    let (mut lkey, mut rkey) = (0u32, 0u32);
+    // SAFETY: no link.
+    let mut f = unsafe {
+        Frame::new(
+            UVERBS_OBJECT_MR,
+            UVERBS_METHOD_REG_DMABUF_MR,
+            9,
+            std::ptr::null_mut(),
+        )?
+    };
+    let h = f.obj_out(UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+    // SAFETY: our locals, live until execute returns.
+    unsafe {
+        f.ptr_out(
+            UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY,
+            (&raw mut lkey).cast(),
+            4,
+        );
+        f.ptr_out(
+            UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY,
+            (&raw mut rkey).cast(),
+            4,
+        );
+    }
+    f.obj_in(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, p.handle);
+    f.u64_in(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+    f.u64_in(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length as u64);
+    f.u64_in(UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+    f.u32_in(UVERBS_ATTR_REG_DMABUF_MR_FD, fd as u32);
+    f.u32_in(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access as u32);
+    // SAFETY: a hosted context; our live locals.
+    unsafe { f.execute(p.context)? };
+    let handle = f.read_obj(h);
+    // SAFETY: the plugin's new MR.
+    let m = unsafe { vmr.as_mut() }.ok_or(Errno::EINVAL)?;
+    m.ibv_mr.handle = handle;
+    m.ibv_mr.context = p.context;
+    m.ibv_mr.lkey = lkey;
+    m.ibv_mr.rkey = rkey;
+    m.ibv_mr.pd = pd;
+    m.ibv_mr.addr = offset as usize as *mut c_void;
+    m.ibv_mr.length = length;
+    m.mr_type = IBV_MR_TYPE_DMABUF_MR;
+    Ok(())
+}
