@@ -6,10 +6,11 @@ use crate::context::Obj;
 use crate::object;
 use std::ffi::c_int;
 
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
-    entry!(minus_one, ibv_dm_export_dmabuf_fd(dm) {
+entry! {
+    #[conv(minus_one)]
+    #[unsafe(no_mangle)]
+    pub fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
         let dm: std::sync::Arc<Obj> = object::get(dm)?;
         dm.ctx.ops.dm_export_dmabuf_fd(&dm)
-    })
+    }
 }
