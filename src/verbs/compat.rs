@@ -3,6 +3,8 @@
 //! point fails cleanly with ENOSYS instead of misreading memory.
 //! (Only programs linked against libibverbs 1.0 resolve to these.)
 
+#![cfg_attr(test, allow(dead_code))] // reached only through the .symver aliases, absent from test builds
+
 use std::ffi::{c_int, c_void};
 
 const GONE: crate::entry::Errno = crate::entry::Errno::ENOSYS;
@@ -11,7 +13,7 @@ macro_rules! compat_1_0 {
     (ptr $($name:ident),*) => {$(
         entry! {
             #[conv(ptr)]
-            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> *mut c_void {
+            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> *mut c_void {
                 Err::<*mut c_void, _>(GONE)
             }
         }
@@ -19,7 +21,7 @@ macro_rules! compat_1_0 {
     (errno $($name:ident),*) => {$(
         entry! {
             #[conv(errno)]
-            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
+            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
                 Err(GONE)
             }
         }
@@ -27,7 +29,7 @@ macro_rules! compat_1_0 {
     (minus_one $($name:ident),*) => {$(
         entry! {
             #[conv(minus_one)]
-            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
+            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
                 Err(GONE)
             }
         }
@@ -35,7 +37,7 @@ macro_rules! compat_1_0 {
     (void $($name:ident),*) => {$(
         entry! {
             #[conv(value(()))]
-            pub fn $name(_a: *mut c_void, _b: *mut c_void) {
+            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) {
                 crate::entry::set_errno(GONE)
             }
         }
@@ -56,7 +58,7 @@ compat_1_0!(void ibv_free_device_list_1_0, ibv_ack_async_event_1_0, ibv_ack_cq_e
 
 entry! {
     #[conv(value(0))]
-    pub fn ibv_get_device_guid_1_0(_dev: *mut c_void) -> u64 {
+    pub(crate) fn ibv_get_device_guid_1_0(_dev: *mut c_void) -> u64 {
         crate::entry::set_errno(GONE);
         0
     }
@@ -67,5 +69,5 @@ entry! {
     /// ibv_register_driver@IBVERBS_1.1: the pre-rdma-core-13 way for a provider
     /// to register. Providers are built in now; old callers only used it to
     /// silence a warning, so it does nothing, as in rdma-core.
-    pub fn ibv_register_driver_1_1(_name: *const c_void, _init: *mut c_void) {}
+    pub(crate) fn ibv_register_driver_1_1(_name: *const c_void, _init: *mut c_void) {}
 }
