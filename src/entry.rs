@@ -11,24 +11,23 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An errno value, the error currency of libibverbs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Errno(pub c_int);
+pub struct Errno(pub c_int);
 
 impl Errno {
-    #[allow(dead_code)] // the errno table, whole
-    pub(crate) const EPERM: Errno = Errno(libc::EPERM);
-    pub(crate) const ENOENT: Errno = Errno(libc::ENOENT);
-    pub(crate) const EIO: Errno = Errno(libc::EIO);
-    pub(crate) const ENOMEM: Errno = Errno(libc::ENOMEM);
-    pub(crate) const EFAULT: Errno = Errno(libc::EFAULT);
-    pub(crate) const EBUSY: Errno = Errno(libc::EBUSY);
-    pub(crate) const ENODEV: Errno = Errno(libc::ENODEV);
-    pub(crate) const EINVAL: Errno = Errno(libc::EINVAL);
-    pub(crate) const ENOSYS: Errno = Errno(libc::ENOSYS);
-    pub(crate) const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
-    pub(crate) const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
+    pub const EPERM: Errno = Errno(libc::EPERM);
+    pub const ENOENT: Errno = Errno(libc::ENOENT);
+    pub const EIO: Errno = Errno(libc::EIO);
+    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub const EFAULT: Errno = Errno(libc::EFAULT);
+    pub const EBUSY: Errno = Errno(libc::EBUSY);
+    pub const ENODEV: Errno = Errno(libc::ENODEV);
+    pub const EINVAL: Errno = Errno(libc::EINVAL);
+    pub const ENOSYS: Errno = Errno(libc::ENOSYS);
+    pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
+    pub const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
 
     /// The calling thread's current errno.
-    pub(crate) fn last() -> Errno {
+    pub fn last() -> Errno {
         Errno(nix::errno::Errno::last_raw())
     }
 }
@@ -57,15 +56,15 @@ impl From<std::io::Error> for Errno {
     }
 }
 
-pub(crate) type Result<T, E = Errno> = std::result::Result<T, E>;
+pub type Result<T, E = Errno> = std::result::Result<T, E>;
 
 /// The errno a verb reports when it hit a bug of ours (a caught panic).
-pub(crate) const PANIC_ERRNO: Errno = Errno::EIO;
+pub const PANIC_ERRNO: Errno = Errno::EIO;
 
 // errno is set through libc, not nix's `Errno::set_raw` (the same store): with
 // nix's, every verb's entry point was inlined differently and the library's
 // text grew by 30 KB (measured; docs/crates.md).
-pub(crate) fn set_errno(e: Errno) {
+pub fn set_errno(e: Errno) {
     // SAFETY: __errno_location returns this thread's errno slot, always valid.
     unsafe { *libc::__errno_location() = e.0 };
 }
@@ -78,7 +77,7 @@ fn errno_now() -> c_int {
 // ---- return conventions -------------------------------------------------------
 
 /// int verbs that return 0 or a positive errno (and leave it in errno too).
-pub(crate) fn ret_errno(r: Result<()>) -> c_int {
+pub fn ret_errno(r: Result<()>) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -89,7 +88,7 @@ pub(crate) fn ret_errno(r: Result<()>) -> c_int {
 }
 
 /// int verbs that return a value >= 0, or -1 with errno set.
-pub(crate) fn ret_minus_one(r: Result<c_int>) -> c_int {
+pub fn ret_minus_one(r: Result<c_int>) -> c_int {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -1
@@ -97,7 +96,7 @@ pub(crate) fn ret_minus_one(r: Result<c_int>) -> c_int {
 }
 
 /// Verbs that return a count >= 0, or a negative errno (and leave it in errno).
-pub(crate) fn ret_neg_errno(r: Result<isize>) -> isize {
+pub fn ret_neg_errno(r: Result<isize>) -> isize {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -(e.0 as isize)
@@ -105,7 +104,7 @@ pub(crate) fn ret_neg_errno(r: Result<isize>) -> isize {
 }
 
 /// Pointer-returning verbs: the object, or NULL with errno set.
-pub(crate) fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
+pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
     r.unwrap_or_else(|e| {
         set_errno(e);
         std::ptr::null_mut()
@@ -114,7 +113,7 @@ pub(crate) fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
 
 /// Pointer-to-const-returning verbs (names, paths): the pointer, or NULL with
 /// errno set.
-pub(crate) fn ret_cptr<T>(r: Result<*const T>) -> *const T {
+pub fn ret_cptr<T>(r: Result<*const T>) -> *const T {
     r.unwrap_or_else(|e| {
         set_errno(e);
         std::ptr::null()
@@ -122,7 +121,7 @@ pub(crate) fn ret_cptr<T>(r: Result<*const T>) -> *const T {
 }
 
 /// Verbs that cannot fail (string helpers, void functions).
-pub(crate) fn ret_value<T>(v: T) -> T {
+pub fn ret_value<T>(v: T) -> T {
     v
 }
 
@@ -131,7 +130,7 @@ pub(crate) fn ret_value<T>(v: T) -> T {
 /// 0: off, 1: verb calls, 2: verb calls and kernel commands. Set once at load.
 static TRACE: AtomicU8 = AtomicU8::new(0);
 
-pub(crate) fn trace_level() -> u8 {
+pub fn trace_level() -> u8 {
     TRACE.load(Ordering::Relaxed)
 }
 
@@ -148,7 +147,7 @@ extern "C" fn init_trace() {
 static INIT_TRACE: extern "C" fn() = init_trace;
 
 /// Writes one trace line to IBV_TRACE_FILE (appending) or stderr.
-pub(crate) fn trace_line(args: fmt::Arguments<'_>) {
+pub fn trace_line(args: fmt::Arguments<'_>) {
     let line = format!("ibverbs[{}]: {}\n", std::process::id(), args);
     let file = std::env::var_os("IBV_TRACE_FILE").and_then(|p| {
         std::fs::OpenOptions::new()
@@ -164,7 +163,7 @@ pub(crate) fn trace_line(args: fmt::Arguments<'_>) {
 }
 
 /// Formats `name(a=.., b=..)` for a trace line.
-pub(crate) struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
+pub struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
 
 impl fmt::Display for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -188,11 +187,7 @@ fn panic_text(p: &(dyn Any + Send)) -> &str {
 
 /// Runs a verb body behind the panic boundary.
 #[inline(always)]
-pub(crate) fn run<R>(
-    name: &'static str,
-    body: impl FnOnce() -> R,
-    on_panic: impl FnOnce() -> R,
-) -> R {
+pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {
@@ -206,7 +201,7 @@ pub(crate) fn run<R>(
 /// line, so that the untraced path keeps a small frame.
 #[cold]
 #[inline(never)]
-pub(crate) fn run_traced<R: Debug>(
+pub fn run_traced<R: Debug>(
     call: Call<'_>,
     body: impl FnOnce() -> R,
     on_panic: impl FnOnce() -> R,
@@ -302,7 +297,7 @@ macro_rules! entry {
 /// # Safety
 /// A non-NULL `p` must point to a valid, writable `T` for `'a` that nothing else
 /// accesses meanwhile: the caller's contract with C.
-pub(crate) unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
+pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_mut() }.ok_or(Errno::EINVAL)
 }
@@ -311,7 +306,7 @@ pub(crate) unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a valid `T` for `'a`.
-pub(crate) unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
+pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
 }
@@ -320,7 +315,7 @@ pub(crate) unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a NUL-terminated string valid for `'a`.
-pub(crate) unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
+pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }

@@ -8,28 +8,28 @@
 
 #[macro_use]
 #[allow(unused_macros)]
-mod entry;
+pub mod entry;
 pub mod abi;
 /// cbindgen:ignore
-mod context;
+pub mod context;
 /// cbindgen:ignore
-mod device;
+pub mod device;
 /// cbindgen:ignore
-mod discovery;
+pub mod discovery;
 /// cbindgen:ignore
 pub mod driver_abi;
 /// cbindgen:ignore
-mod netlink;
+pub mod netlink;
 /// cbindgen:ignore
-mod provider;
+pub mod provider;
 /// cbindgen:ignore
 #[path = "../providers/mod.rs"]
-mod providers;
+pub mod providers;
 /// cbindgen:ignore
-mod sysfs;
+pub mod sysfs;
 /// cbindgen:ignore
-mod uverbs;
-mod verbs;
+pub mod uverbs;
+pub mod verbs;
 
 /// cbindgen:ignore
 #[doc(hidden)]

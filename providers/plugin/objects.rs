@@ -10,12 +10,11 @@ use std::ffi::c_void;
 use std::sync::RwLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Kind {
+pub enum Kind {
     // In the order close destroys leftovers: users before what they use.
     Qp,
     Srq,
     Ah,
-    #[allow(dead_code)] // the kinds rdma-core tracks
     Mw,
     Mr,
     Cq,
@@ -30,7 +29,7 @@ struct Entry {
 
 static OBJECTS: RwLock<Option<HashMap<usize, Entry>>> = RwLock::new(None);
 
-pub(crate) fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
+pub fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
     let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
     g.get_or_insert_with(HashMap::new).insert(
         p as usize,
@@ -42,7 +41,7 @@ pub(crate) fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
 }
 
 /// Forgets an object the plugin destroyed.
-pub(crate) fn untrack(p: *mut c_void) {
+pub fn untrack(p: *mut c_void) {
     let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
     if let Some(m) = g.as_mut() {
         m.remove(&(p as usize));
@@ -50,7 +49,7 @@ pub(crate) fn untrack(p: *mut c_void) {
 }
 
 /// ibv_close_device: destroys every object of `ctx` still alive, users first.
-pub(crate) fn destroy_all(ctx: *mut ibv_context, ops: &verbs_context_ops) {
+pub fn destroy_all(ctx: *mut ibv_context, ops: &verbs_context_ops) {
     let mut left: Vec<(Kind, usize)> = {
         let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
         let Some(m) = g.as_mut() else { return };

@@ -2,11 +2,11 @@
 //! library mmaps from the uverbs fd; work requests and completions are written
 //! and read there directly, the kernel is only rung as a doorbell.
 
-pub(crate) mod mmap;
-pub(crate) mod queue;
-pub(crate) mod wqe;
+pub mod mmap;
+pub mod queue;
+pub mod wqe;
 
-pub(crate) mod ah;
+pub mod ah;
 mod context;
 mod cq;
 #[doc(hidden)]
@@ -20,4 +20,4 @@ mod qp;
 mod srq;
 mod wr;
 
-pub(crate) use provider::RXE;
+pub use provider::RXE;

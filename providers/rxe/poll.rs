@@ -25,7 +25,7 @@ const _: () = {
 
 /// `ibv_poll_cq`: up to `ne` completions copied into `wc`; a negative value
 /// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
-pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
+pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     // Busy pollers mostly find the CQ empty: say so without the lock and
     // before the traced path sets up its frame (tracing takes that path).
     let empty = || {
@@ -104,7 +104,7 @@ entry! {
     /// the CQ's ring state until `ibv_end_poll` (ENOENT, batch closed, when there
     /// is nothing to poll). EINVAL for a CQ that is not ours or a second
     /// `start_poll` of the same thread.
-    pub(super) fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
+    pub fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
@@ -130,7 +130,7 @@ entry! {
     /// `ibv_next_poll`: the next completion of the batch; ENOENT keeps the batch
     /// (and the CQ lock) until `ibv_end_poll`. EINVAL outside the calling
     /// thread's batch.
-    pub(super) fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
+    pub fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
@@ -154,7 +154,7 @@ entry! {
     #[conv(value(()))]
     /// `ibv_end_poll`: consumes what the batch showed and closes it. Nothing
     /// outside the calling thread's batch.
-    pub(super) fn end_poll(cq: *mut ibv_cq_ex) {
+    pub fn end_poll(cq: *mut ibv_cq_ex) {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return;
         };
@@ -188,7 +188,7 @@ fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
 
 macro_rules! reader {
     ($name:ident -> $t:ty = $field:ident as $conv:expr) => {
-        pub(crate) unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
+        pub unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
             read(cq, |s| $conv(s, offset_of!(Cqe, $field))).unwrap_or_default()
         }
     };
@@ -214,7 +214,7 @@ reader!(read_slid -> u32 = slid as r16);
 reader!(read_sl -> u8 = sl as r8);
 reader!(read_dlid_path_bits -> u8 = dlid_path_bits as r8);
 
-pub(super) unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
+pub unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
     let r = read(cq, |s| u32_at(s, offset_of!(Cqe, opcode)));
     ibv_wc_opcode(r.unwrap_or(0))
 }

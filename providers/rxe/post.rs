@@ -290,7 +290,7 @@ unsafe fn post_send_list(
 
 entry! {
     #[conv(value(libc::EIO))]
-    pub(super) fn post_send(
+    pub fn post_send(
         qp: *mut ibv_qp,
         wr: *mut ibv_send_wr,
         bad_wr: *mut *mut ibv_send_wr,
@@ -344,7 +344,7 @@ unsafe fn post_recv_list(
 
 entry! {
     #[conv(value(libc::EIO))]
-    pub(super) fn post_recv(
+    pub fn post_recv(
         qp: *mut ibv_qp,
         wr: *mut ibv_recv_wr,
         bad_wr: *mut *mut ibv_recv_wr,
@@ -375,7 +375,7 @@ entry! {
 
 entry! {
     #[conv(value(libc::EIO))]
-    pub(super) fn post_srq_recv(
+    pub fn post_srq_recv(
         srq: *mut ibv_srq,
         wr: *mut ibv_recv_wr,
         bad_wr: *mut *mut ibv_recv_wr,
@@ -400,7 +400,7 @@ entry! {
     #[conv(errno)]
     /// `ibv_bind_mw` (type 1 windows): a BIND_MW send WR; on success the MW
     /// takes its new rkey (the caller undoes it on an error completion).
-    pub(super) fn bind_mw(qp: *mut ibv_qp, mw: *mut ibv_mw, mw_bind: *mut ibv_mw_bind) -> c_int {
+    pub fn bind_mw(qp: *mut ibv_qp, mw: *mut ibv_mw, mw_bind: *mut ibv_mw_bind) -> c_int {
         // SAFETY: the caller's bind request.
         let b = unsafe { crate::entry::arg_ref(mw_bind)? };
         if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {

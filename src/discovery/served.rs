@@ -9,10 +9,7 @@ use crate::sysfs::SysfsDevice;
 /// out of the device list, as rdma-core does.
 static PROVIDERS: &[&dyn Provider] = &[&crate::providers::rxe::RXE];
 
-pub(super) fn for_device(
-    dev: &SysfsDevice,
-    driver_id: Option<u32>,
-) -> Option<&'static dyn Provider> {
+pub fn for_device(dev: &SysfsDevice, driver_id: Option<u32>) -> Option<&'static dyn Provider> {
     PROVIDERS
         .iter()
         .copied()
@@ -21,7 +18,7 @@ pub(super) fn for_device(
 
 /// `IBV_PROVIDERS`: who serves a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
+pub enum Mode {
     /// A built-in provider where one matches, else a plugin (the default).
     Auto,
     /// rdma-core's C plugins for every device.
@@ -31,7 +28,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) fn parse(v: Option<&str>) -> Mode {
+    pub fn parse(v: Option<&str>) -> Mode {
         match v.map(str::trim) {
             Some("plugin") => Mode::Plugin,
             Some("builtin") => Mode::Builtin,
@@ -40,7 +37,7 @@ impl Mode {
     }
 
     /// From the environment, read once.
-    pub(crate) fn get() -> Mode {
+    pub fn get() -> Mode {
         static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
         *MODE.get_or_init(|| Mode::parse(std::env::var("IBV_PROVIDERS").ok().as_deref()))
     }
@@ -48,7 +45,7 @@ impl Mode {
 
 /// The device for `dev`, served as `IBV_PROVIDERS` says; None when nothing
 /// drives it. Plugins are loaded only when a device gets this far.
-pub(super) fn device_for(
+pub fn device_for(
     dev: &SysfsDevice,
     driver_id: Option<u32>,
 ) -> Option<(Device, &'static dyn Provider)> {

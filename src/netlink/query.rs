@@ -7,7 +7,7 @@ use super::msg::{
 use crate::entry::{Errno, Result, trace_level, trace_line};
 
 /// Where requests go and replies come from.
-pub(super) trait Transport {
+pub trait Transport {
     fn send(&mut self, req: &[u8]) -> Result<()>;
     /// Receives one datagram into `buf`, returning its full length (which may
     /// exceed `buf.len()` if it was truncated).
@@ -21,14 +21,14 @@ const RECV_BUF: usize = 64 * 1024;
 const MAX_DATAGRAMS: usize = 1 << 16;
 
 /// A transport and the sequence numbers of the requests sent over it.
-pub(super) struct Conn<T> {
+pub struct Conn<T> {
     t: T,
     seq: u32,
     buf: Vec<u8>,
 }
 
 impl<T: Transport> Conn<T> {
-    pub(super) fn new(t: T) -> Conn<T> {
+    pub fn new(t: T) -> Conn<T> {
         Conn {
             t,
             seq: 0,
@@ -43,7 +43,7 @@ impl<T: Transport> Conn<T> {
 
     /// Sends a request of type `ty` (attributes added by `build`) and passes the
     /// attributes of every reply message to `on_msg`. Returns how many there were.
-    pub(super) fn exchange(
+    pub fn exchange(
         &mut self,
         name: &str,
         ty: u16,
@@ -58,7 +58,7 @@ impl<T: Transport> Conn<T> {
 
     /// As [`Conn::exchange`], passing each reply message whole (for families
     /// whose messages start with a fixed header before the attributes).
-    pub(super) fn exchange_raw(
+    pub fn exchange_raw(
         &mut self,
         name: &str,
         ty: u16,
@@ -112,7 +112,7 @@ pub fn process(
 }
 
 /// [`process`] with the whole messages.
-pub(super) fn process_raw(
+pub fn process_raw(
     dgram: &[u8],
     seq: u32,
     count: &mut usize,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+    pub fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
         let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's input.
         let attr = unsafe { arg_ref(attr)? };
@@ -23,7 +23,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
+    pub fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
         object::take_if(ah, |a: &Obj| a.ctx.ops.destroy_ah(a)).map(drop)
     }
 }
@@ -31,7 +31,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_init_ah_from_wc(
+    pub fn ibv_init_ah_from_wc(
         context: *mut ibv_context,
         port_num: u8,
         wc: *mut ibv_wc,
@@ -49,7 +49,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_ah_from_wc(
+    pub fn ibv_create_ah_from_wc(
         pd: *mut ibv_pd,
         wc: *mut ibv_wc,
         grh: *mut ibv_grh,
@@ -69,7 +69,7 @@ entry! {
 entry! {
     #[conv(value(-libc::EIO))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_resolve_eth_l2_from_gid(
+    pub fn ibv_resolve_eth_l2_from_gid(
         context: *mut ibv_context,
         attr: *mut ibv_ah_attr,
         eth_mac: *mut u8,

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// What a handle stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Buf {
+pub struct Buf {
     /// The PD it was allocated for (address of its C struct).
     pub pd: usize,
     pub addr: usize,
@@ -28,7 +28,7 @@ fn bufs() -> MutexGuard<'static, Option<HashMap<usize, Box<Buf>>>> {
 }
 
 /// The buffer behind a handle; EINVAL for anything ibv_alloc_buf did not return.
-pub(crate) fn lookup(handle: *const ibv_buf) -> Result<Buf> {
+pub fn lookup(handle: *const ibv_buf) -> Result<Buf> {
     bufs()
         .as_ref()
         .and_then(|m| m.get(&(handle as usize)))
@@ -54,7 +54,7 @@ fn remove(handle: *mut ibv_buf) -> Result<Buf> {
 /// Replaces IBV_REG_MR_MASK_BUF in a registration request by the address range
 /// it stands for, with rdma-core 64's checks: the buffer belongs to `pd`, `addr`
 /// is given and the range lies inside the buffer, no fd fields.
-pub(crate) fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
+pub fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
     let buf = lookup(attr.buf)?;
     let m = attr.comp_mask;
     if buf.pd != pd as usize || m & u64::from(IBV_REG_MR_MASK_ADDR) == 0 {
@@ -88,7 +88,7 @@ fn alloc_pages(size: usize) -> Result<usize> {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_alloc_buf(pd: *mut ibv_pd, size: usize, buf: *mut *mut ibv_buf) -> *mut c_void {
+    pub fn ibv_alloc_buf(pd: *mut ibv_pd, size: usize, buf: *mut *mut ibv_buf) -> *mut c_void {
         let pd: std::sync::Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's out-parameter.
         let out = unsafe { arg_mut(buf)? };
@@ -101,7 +101,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_free_buf(buf: *mut ibv_buf) {
+    pub fn ibv_free_buf(buf: *mut ibv_buf) {
         match remove(buf) {
             // SAFETY: addr came from posix_memalign and its handle is gone.
             Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
@@ -113,7 +113,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_reg_buf_mr(
+    pub fn ibv_reg_buf_mr(
         pd: *mut ibv_pd,
         buf: *mut ibv_buf,
         addr: *mut c_void,

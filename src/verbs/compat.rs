@@ -3,8 +3,6 @@
 //! point fails cleanly with ENOSYS instead of misreading memory.
 //! (Only programs linked against libibverbs 1.0 resolve to these.)
 
-#![cfg_attr(test, allow(dead_code))] // reached only through the .symver aliases, absent from test builds
-
 use std::ffi::{c_int, c_void};
 
 const GONE: crate::entry::Errno = crate::entry::Errno::ENOSYS;
@@ -13,7 +11,7 @@ macro_rules! compat_1_0 {
     (ptr $($name:ident),*) => {$(
         entry! {
             #[conv(ptr)]
-            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> *mut c_void {
+            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> *mut c_void {
                 Err::<*mut c_void, _>(GONE)
             }
         }
@@ -21,7 +19,7 @@ macro_rules! compat_1_0 {
     (errno $($name:ident),*) => {$(
         entry! {
             #[conv(errno)]
-            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
+            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
                 Err(GONE)
             }
         }
@@ -29,7 +27,7 @@ macro_rules! compat_1_0 {
     (minus_one $($name:ident),*) => {$(
         entry! {
             #[conv(minus_one)]
-            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
+            pub fn $name(_a: *mut c_void, _b: *mut c_void) -> c_int {
                 Err(GONE)
             }
         }
@@ -37,7 +35,7 @@ macro_rules! compat_1_0 {
     (void $($name:ident),*) => {$(
         entry! {
             #[conv(value(()))]
-            pub(crate) fn $name(_a: *mut c_void, _b: *mut c_void) {
+            pub fn $name(_a: *mut c_void, _b: *mut c_void) {
                 crate::entry::set_errno(GONE)
             }
         }
@@ -58,7 +56,7 @@ compat_1_0!(void ibv_free_device_list_1_0, ibv_ack_async_event_1_0, ibv_ack_cq_e
 
 entry! {
     #[conv(value(0))]
-    pub(crate) fn ibv_get_device_guid_1_0(_dev: *mut c_void) -> u64 {
+    pub fn ibv_get_device_guid_1_0(_dev: *mut c_void) -> u64 {
         crate::entry::set_errno(GONE);
         0
     }
@@ -69,5 +67,5 @@ entry! {
     /// ibv_register_driver@IBVERBS_1.1: the pre-rdma-core-13 way for a provider
     /// to register. Providers are built in now; old callers only used it to
     /// silence a warning, so it does nothing, as in rdma-core.
-    pub(crate) fn ibv_register_driver_1_1(_name: *const c_void, _init: *mut c_void) {}
+    pub fn ibv_register_driver_1_1(_name: *const c_void, _init: *mut c_void) {}
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
+    pub fn ibv_create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.create_comp_channel(&ctx)?;
         Ok(object::adopt(ctx, new))
@@ -20,7 +20,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
+    pub fn ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
         object::take_if(channel, |c: &Obj| c.ctx.ops.destroy_comp_channel(c)).map(drop)
     }
 }
@@ -28,7 +28,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_cq(
+    pub fn ibv_create_cq(
         context: *mut ibv_context,
         cqe: c_int,
         cq_context: *mut c_void,
@@ -45,7 +45,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
+    pub fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
         let cq: Arc<Obj> = object::get(cq)?;
         cq.ctx.ops.resize_cq(&cq, cqe)
     }
@@ -54,7 +54,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
+    pub fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
         events::destroy(cq, |c: &Obj| c.ctx.ops.destroy_cq(c)).map(drop)
     }
 }
@@ -62,7 +62,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_cq_event(
+    pub fn ibv_get_cq_event(
         channel: *mut ibv_comp_channel,
         cq: *mut *mut ibv_cq,
         cq_context: *mut *mut c_void,
@@ -80,7 +80,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
+    pub fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
         match object::get::<_, Context>(cq) {
             Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
             Err(e) => crate::entry::set_errno(e),

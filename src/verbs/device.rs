@@ -36,7 +36,7 @@ fn library_init() {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *mut ibv_device {
+    pub fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *mut ibv_device {
         // SAFETY: an optional out-parameter from the caller.
         let mut num = unsafe { num_devices.as_mut() };
         if let Some(n) = num.as_deref_mut() {
@@ -54,7 +54,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_free_device_list(list: *mut *mut ibv_device) {
+    pub fn ibv_free_device_list(list: *mut *mut ibv_device) {
         // A list we did not hand out is left alone rather than freed.
         let _ = DeviceList::give_back(list);
     }
@@ -63,7 +63,7 @@ entry! {
 entry! {
     #[conv(cptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_device_name(device: *mut ibv_device) -> *const c_char {
+    pub fn ibv_get_device_name(device: *mut ibv_device) -> *const c_char {
         let dev = object::lookup::<Device>(device)?;
         Ok(dev.c().name.as_ptr())
     }
@@ -72,7 +72,7 @@ entry! {
 entry! {
     #[conv(value(0))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_device_guid(device: *mut ibv_device) -> __be64 {
+    pub fn ibv_get_device_guid(device: *mut ibv_device) -> __be64 {
         object::lookup::<Device>(device)
             .ok()
             .and_then(|d| d.sysfs.node_guid)
@@ -83,7 +83,7 @@ entry! {
 entry! {
     #[conv(value(-1))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_device_index(device: *mut ibv_device) -> c_int {
+    pub fn ibv_get_device_index(device: *mut ibv_device) -> c_int {
         object::lookup::<Device>(device)
             .ok()
             .and_then(|d| crate::netlink::device_index(&d.sysfs.ibdev_name))
@@ -95,7 +95,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_context {
+    pub fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_context {
         let dev = object::lookup::<Device>(device)?;
         let ctx = discovery::open(&dev)?;
         Ok(object::publish(ctx))
@@ -105,7 +105,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_import_device(cmd_fd: c_int) -> *mut ibv_context {
+    pub fn ibv_import_device(cmd_fd: c_int) -> *mut ibv_context {
         if cmd_fd < 0 {
             return Err(Errno::EINVAL);
         }
@@ -117,7 +117,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_close_device(context: *mut ibv_context) -> c_int {
+    pub fn ibv_close_device(context: *mut ibv_context) -> c_int {
         let ctx: Arc<Context> = object::retire::<Context>(context)?;
         crate::context::close(ctx)
     }
@@ -127,7 +127,7 @@ entry! {
     #[conv(cptr)]
     /// The sysfs root rdma-core uses ("/sys" unless SYSFS_PATH says otherwise).
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_sysfs_path() -> *const c_char {
+    pub fn ibv_get_sysfs_path() -> *const c_char {
         Ok(crate::sysfs::sysfs_path_c().as_ptr())
     }
 }
@@ -135,7 +135,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_read_sysfs_file(
+    pub fn ibv_read_sysfs_file(
         dir: *const c_char,
         file: *const c_char,
         buf: *mut c_char,

@@ -9,7 +9,7 @@ use std::ffi::c_int;
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
+    pub fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
         let dm: std::sync::Arc<Obj> = object::get(dm)?;
         dm.ctx.ops.dm_export_dmabuf_fd(&dm)
     }

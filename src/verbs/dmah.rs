@@ -10,7 +10,7 @@ use std::ffi::c_int;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_alloc_dmah(
+    pub fn ibv_alloc_dmah(
         context: *mut ibv_context,
         attr: *mut ibv_dmah_init_attr,
     ) -> *mut ibv_dmah {
@@ -26,7 +26,7 @@ entry! {
     /// No provider of ours makes DMA handles, so no pointer is a live one of ours:
     /// EINVAL (rdma-core would follow `dmah->context` into its provider's op).
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dealloc_dmah(dmah: *mut ibv_dmah) -> c_int {
+    pub fn ibv_dealloc_dmah(dmah: *mut ibv_dmah) -> c_int {
         let _ = dmah;
         Err::<(), _>(Errno::EINVAL)
     }

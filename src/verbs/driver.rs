@@ -21,7 +21,7 @@ macro_rules! driver_api {
         entry! {
             #[conv(errno)]
             #[unsafe(no_mangle)]
-            pub(crate) fn $name(_a: usize, _b: usize, _c: usize, _d: usize, _e: usize, _f: usize) -> c_int {
+            pub fn $name(_a: usize, _b: usize, _c: usize, _d: usize, _e: usize, _f: usize) -> c_int {
                 Err(NO_DRIVERS)
             }
         }
@@ -43,7 +43,7 @@ entry! {
     /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
     /// driver.h); devices are matched against it when the device list is read.
     #[unsafe(no_mangle)]
-    pub(crate) fn verbs_register_driver_34(ops: *const verbs_device_ops) {
+    pub fn verbs_register_driver_34(ops: *const verbs_device_ops) {
         init_verbs_log();
         // SAFETY: a plugin's static ops table, which lives as long as the
         // plugin stays loaded (for good: plugins are never unloaded).
@@ -59,7 +59,7 @@ entry! {
     /// at `context_offset` (an offset disguised as a pointer, as rdma-core's
     /// macro passes it); NULL with errno on failure (the fd is then closed).
     #[unsafe(no_mangle)]
-    pub(crate) fn _verbs_init_and_alloc_context(
+    pub fn _verbs_init_and_alloc_context(
         device: *mut ibv_device,
         cmd_fd: c_int,
         alloc_size: usize,
@@ -96,7 +96,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn verbs_uninit_context(context_ex: *mut VerbsContext44) {
+    pub fn verbs_uninit_context(context_ex: *mut VerbsContext44) {
         // SAFETY: the plugin's context, per driver.h.
         unsafe { context::uninit_context(context_ex) }
     }
@@ -105,7 +105,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn verbs_set_ops(vctx: *mut VerbsContext44, ops: *const verbs_context_ops) {
+    pub fn verbs_set_ops(vctx: *mut VerbsContext44, ops: *const verbs_context_ops) {
         // SAFETY: the plugin's (static) op table.
         if let (false, Some(ops)) = (vctx.is_null(), unsafe { ops.as_ref() }) {
             // SAFETY: a hosted context being set up (checked inside).
@@ -117,7 +117,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn verbs_init_cq(
+    pub fn verbs_init_cq(
         cq: *mut ibv_cq,
         context: *mut ibv_context,
         channel: *mut ibv_comp_channel,
@@ -134,7 +134,7 @@ entry! {
 /// ibv_open_device for a plugin's own use (mlx5dv_open_device).
 /// `private_data` is not passed on yet.
 #[unsafe(no_mangle)]
-pub(crate) unsafe extern "C" fn verbs_open_device(
+pub unsafe extern "C" fn verbs_open_device(
     device: *mut ibv_device,
     private_data: *mut c_void,
 ) -> *mut ibv_context {
@@ -154,7 +154,7 @@ unsafe extern "C" {
 /// level printed, and lines go to `VERBS_LOG_FILE`, opened for appending;
 /// without that file (unset or unopenable) nothing is logged, as in
 /// rdma-core's release build.
-pub(crate) fn init_verbs_log() {
+pub fn init_verbs_log() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let (level, fp) = open_log();
@@ -201,7 +201,7 @@ entry! {
     /// integer or string arguments, all the plugins use): -1 with errno, or the
     /// length read, NUL-terminated, without the trailing newline.
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_read_ibdev_sysfs_file(
+    pub fn ibv_read_ibdev_sysfs_file(
         buf: *mut c_char,
         size: usize,
         sysfs_dev: *mut verbs_sysfs_dev,
@@ -240,7 +240,7 @@ macro_rules! cmd_api {
             #[conv(errno)]
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub(crate) fn $name($($arg: $t),*) -> c_int {
+            pub fn $name($($arg: $t),*) -> c_int {
                 // SAFETY: the plugin's objects and buffers, per driver.h.
                 unsafe { $($f)::+($($arg),*) }
             }
@@ -290,7 +290,7 @@ cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ib
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_query_device_any(
+    pub fn ibv_cmd_query_device_any(
         context: *mut ibv_context,
         input: *const ibv_query_device_ex_input,
         attr: *mut ibv_device_attr_ex,
@@ -307,7 +307,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_query_port(
+    pub fn ibv_cmd_query_port(
         context: *mut ibv_context,
         port_num: u8,
         port_attr: *mut ibv_port_attr,
@@ -324,7 +324,7 @@ entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ibv_cmd_reg_mr(
+    pub fn ibv_cmd_reg_mr(
         pd: *mut ibv_pd,
         addr: *mut c_void,
         length: usize,
@@ -345,7 +345,7 @@ entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ibv_cmd_create_cq(
+    pub fn ibv_cmd_create_cq(
         context: *mut ibv_context,
         cqe: c_int,
         channel: *mut ibv_comp_channel,
@@ -364,7 +364,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_modify_qp(
+    pub fn ibv_cmd_modify_qp(
         qp: *mut ibv_qp,
         attr: *mut ibv_qp_attr,
         attr_mask: c_int,
@@ -379,7 +379,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_query_qp(
+    pub fn ibv_cmd_query_qp(
         qp: *mut ibv_qp,
         attr: *mut ibv_qp_attr,
         attr_mask: c_int,
@@ -396,7 +396,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_modify_srq(
+    pub fn ibv_cmd_modify_srq(
         srq: *mut ibv_srq,
         attr: *mut ibv_srq_attr,
         attr_mask: c_int,
@@ -411,7 +411,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_query_srq(
+    pub fn ibv_cmd_query_srq(
         srq: *mut ibv_srq,
         attr: *mut ibv_srq_attr,
         cmd: *mut c_void,
@@ -426,7 +426,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+    pub fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
         // SAFETY: the plugin's QP and the caller's GID.
         unsafe { cmd::mcast(qp, gid, lid, true) }
     }
@@ -435,7 +435,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_cmd_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+    pub fn ibv_cmd_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
         // SAFETY: the plugin's QP and the caller's GID.
         unsafe { cmd::mcast(qp, gid, lid, false) }
     }
@@ -447,7 +447,7 @@ entry! {
     /// their frame with it (DECLARE_COMMAND_BUFFER_LINK). A malformed chain
     /// counts nothing; execute_ioctl then refuses it.
     #[unsafe(no_mangle)]
-    pub(crate) fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *mut ibv_command_buffer) -> c_uint {
+    pub fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *mut ibv_command_buffer) -> c_uint {
         // SAFETY: a chain of command buffers built by the caller.
         let n = unsafe { crate::providers::plugin::ioctl::chained_attrs(link) }.unwrap_or(0);
         num_attrs.saturating_add(n as c_uint)
@@ -458,7 +458,7 @@ entry! {
     #[conv(errno)]
     /// Runs a plugin's own ioctl command buffer (`providers::plugin::ioctl`).
     #[unsafe(no_mangle)]
-    pub(crate) fn execute_ioctl(context: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int {
+    pub fn execute_ioctl(context: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int {
         // SAFETY: the plugin's context and command buffer chain, per cmd_ioctl.h.
         unsafe { crate::providers::plugin::ioctl::execute(context, cmd) }
     }
@@ -466,7 +466,7 @@ entry! {
 
 /// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
 #[unsafe(no_mangle)]
-pub(crate) static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
 
 #[cfg(all(test, not(miri)))]
 mod log_tests {

@@ -9,7 +9,7 @@ use std::ffi::c_int;
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+    pub fn ibv_get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's out-parameter.
         let ev = unsafe { arg_mut(event)? };
@@ -20,7 +20,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_ack_async_event(event: *mut ibv_async_event) {
+    pub fn ibv_ack_async_event(event: *mut ibv_async_event) {
         // NULL is ignored where rdma-core would crash; events of objects we
         // do not know need no acknowledgement.
         // SAFETY: the caller's event, if any.

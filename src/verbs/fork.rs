@@ -9,7 +9,7 @@ use std::ffi::{c_int, c_void};
 entry! {
     #[conv(value(libc::EIO))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_fork_init() -> c_int {
+    pub fn ibv_fork_init() -> c_int {
         ret_errno(fork::init())
     }
 }
@@ -17,7 +17,7 @@ entry! {
 entry! {
     #[conv(value(ibv_fork_status(0)))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_is_fork_initialized() -> ibv_fork_status {
+    pub fn ibv_is_fork_initialized() -> ibv_fork_status {
         ibv_fork_status(fork::status(crate::netlink::copy_on_fork()) as u32)
     }
 }
@@ -26,7 +26,7 @@ entry! {
     #[conv(minus_one)]
     /// Not in verbs.h; providers and librdmacm-era code call it.
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dontfork_range(base: *mut c_void, size: usize) -> c_int {
+    pub fn ibv_dontfork_range(base: *mut c_void, size: usize) -> c_int {
         fork::range(base as usize, size, Advice::DontFork).map(|()| 0)
     }
 }
@@ -34,7 +34,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dofork_range(base: *mut c_void, size: usize) -> c_int {
+    pub fn ibv_dofork_range(base: *mut c_void, size: usize) -> c_int {
         fork::range(base as usize, size, Advice::DoFork).map(|()| 0)
     }
 }

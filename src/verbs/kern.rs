@@ -6,7 +6,7 @@ use crate::uverbs::qp::{AhAttr, QpAttr};
 
 /// struct ibv_sa_path_rec of infiniband/sa.h.
 #[repr(C)]
-pub(crate) struct SaPathRec {
+pub struct SaPathRec {
     dgid: ibv_gid,
     sgid: ibv_gid,
     dlid: u16,
@@ -31,7 +31,7 @@ const _: () = assert!(size_of::<SaPathRec>() == 64);
 
 /// struct ib_user_path_rec of rdma/ib_user_sa.h.
 #[repr(C)]
-pub(crate) struct UserPathRec {
+pub struct UserPathRec {
     dgid: [u8; 16],
     sgid: [u8; 16],
     dlid: u16,
@@ -71,7 +71,7 @@ fn ah_from_kern(dst: &mut ibv_ah_attr, src: &AhAttr) {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut AhAttr) {
+    pub fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut AhAttr) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         if let (Some(d), Some(s)) = unsafe { (dst.as_mut(), src.as_ref()) } {
             ah_from_kern(d, s);
@@ -82,7 +82,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut QpAttr) {
+    pub fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut QpAttr) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         // qp_state is left alone, as rdma-core leaves it.
@@ -143,7 +143,7 @@ macro_rules! copy_path_fields {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_copy_path_rec_from_kern(dst: *mut SaPathRec, src: *mut UserPathRec) {
+    pub fn ibv_copy_path_rec_from_kern(dst: *mut SaPathRec, src: *mut UserPathRec) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         d.dgid = ibv_gid { raw: s.dgid };
@@ -155,7 +155,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_copy_path_rec_to_kern(dst: *mut UserPathRec, src: *mut SaPathRec) {
+    pub fn ibv_copy_path_rec_to_kern(dst: *mut UserPathRec, src: *mut SaPathRec) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         // SAFETY: every bit pattern of the GID union is a valid byte array.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr as ibv_alloc_mw)]
     /// The `alloc_mw` op slot: NULL with errno on failure.
-    pub(crate) fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
+    pub fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
         let pd: Arc<Obj> = object::get(pd)?;
         let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
         Ok(object::adopt(pd.ctx.clone(), new))
@@ -21,7 +21,7 @@ entry! {
 entry! {
     #[conv(errno as ibv_dealloc_mw)]
     /// The `dealloc_mw` op slot: 0 or an errno.
-    pub(crate) fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
+    pub fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
         object::take_if(mw, |m: &Obj| m.ctx.ops.dealloc_mw(m)).map(drop)
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+    pub fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.alloc_pd(&ctx)?;
         Ok(object::adopt(ctx, new))
@@ -21,7 +21,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+    pub fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
         object::take_if(pd, |p: &Obj| p.ctx.ops.dealloc_pd(p)).map(drop)
     }
 }
@@ -29,7 +29,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
+    pub fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.import_pd(&ctx, pd_handle)?;
         Ok(object::adopt(ctx, new))
@@ -39,7 +39,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_unimport_pd(pd: *mut ibv_pd) {
+    pub fn ibv_unimport_pd(pd: *mut ibv_pd) {
         let _ = object::take_if(pd, |p: &Obj| p.ctx.ops.unimport_pd(p));
     }
 }
@@ -59,7 +59,7 @@ fn reg(
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_reg_mr(
+    pub fn ibv_reg_mr(
         pd: *mut ibv_pd,
         addr: *mut c_void,
         length: usize,
@@ -72,7 +72,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_reg_mr_iova(
+    pub fn ibv_reg_mr_iova(
         pd: *mut ibv_pd,
         addr: *mut c_void,
         length: usize,
@@ -86,7 +86,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_reg_mr_iova2(
+    pub fn ibv_reg_mr_iova2(
         pd: *mut ibv_pd,
         addr: *mut c_void,
         length: usize,
@@ -100,7 +100,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_reg_dmabuf_mr(
+    pub fn ibv_reg_dmabuf_mr(
         pd: *mut ibv_pd,
         offset: u64,
         length: usize,
@@ -118,7 +118,7 @@ entry! {
     #[conv(value(IBV_REREG_MR_ERR_INPUT))]
     /// Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set.
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_rereg_mr(
+    pub fn ibv_rereg_mr(
         mr: *mut ibv_mr,
         flags: c_int,
         pd: *mut ibv_pd,
@@ -139,7 +139,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
+    pub fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
         object::take_if(mr, mr::dereg).map(drop)
     }
 }
@@ -147,7 +147,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
+    pub fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
         let pd: Arc<Obj> = object::get(pd)?;
         let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
         Ok(object::adopt(pd.ctx.clone(), new))
@@ -157,7 +157,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_unimport_mr(mr: *mut ibv_mr) {
+    pub fn ibv_unimport_mr(mr: *mut ibv_mr) {
         let _ = object::take_if(mr, |m: &Obj| m.ctx.ops.unimport_mr(m));
     }
 }
@@ -165,7 +165,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
+    pub fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.import_dm(&ctx, dm_handle)?;
         Ok(object::adopt(ctx, new))
@@ -175,7 +175,7 @@ entry! {
 entry! {
     #[conv(value(()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_unimport_dm(dm: *mut ibv_dm) {
+    pub fn ibv_unimport_dm(dm: *mut ibv_dm) {
         let _ = object::take_if(dm, |d: &Obj| d.ctx.ops.unimport_dm(d));
     }
 }

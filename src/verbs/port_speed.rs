@@ -10,7 +10,7 @@ use std::ffi::c_int;
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_port_speed(
+    pub fn ibv_query_port_speed(
         context: *mut ibv_context,
         port_num: u32,
         port_speed: *mut u64,

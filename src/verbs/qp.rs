@@ -10,7 +10,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_qp(pd: *mut ibv_pd, qp_init_attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+    pub fn ibv_create_qp(pd: *mut ibv_pd, qp_init_attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
         let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's attributes; capacities are written back.
         let attr = unsafe { arg_mut(qp_init_attr)? };
@@ -22,7 +22,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
+    pub fn ibv_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
         let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's attributes.
         let attr = unsafe { arg_ref(attr)? };
@@ -37,7 +37,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_qp(
+    pub fn ibv_query_qp(
         qp: *mut ibv_qp,
         attr: *mut ibv_qp_attr,
         attr_mask: c_int,
@@ -57,7 +57,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
+    pub fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
         events::destroy(qp, |q: &Obj| q.ctx.ops.destroy_qp(q)).map(drop)
     }
 }
@@ -65,7 +65,7 @@ entry! {
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
+    pub fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
         let qp: Arc<Obj> = object::get(qp)?;
         // Not an extended QP: NULL, errno untouched, as rdma-core.
         Ok(qp.ctx.ops.qp_ex(&qp).unwrap_or(std::ptr::null_mut()))
@@ -79,7 +79,7 @@ entry! {
     /// ALIGNED_128_BYTES; with RETURN_CAPS the capability vector, else 1 if the
     /// whole message is in order. 0 when the provider cannot tell (rxe).
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_qp_data_in_order(qp: *mut ibv_qp, op: ibv_wr_opcode, flags: u32) -> c_int {
+    pub fn ibv_query_qp_data_in_order(qp: *mut ibv_qp, op: ibv_wr_opcode, flags: u32) -> c_int {
         match object::get::<_, Context>(qp) {
             Ok(qp) => data_in_order(flags, |f| qp.ctx.ops.query_qp_data_in_order(&qp, op, f)),
             Err(_) => 0,
@@ -88,7 +88,7 @@ entry! {
 }
 
 /// The library's part of ibv_query_qp_data_in_order around the provider's answer.
-pub(crate) fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
+pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
     let known = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS | IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
     if flags & !known != 0 {
         return 0;
@@ -139,7 +139,7 @@ mod data_in_order_tests {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
+    pub fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
         let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's out-parameter.
         let ece = unsafe { arg_mut(ece)? };
@@ -150,7 +150,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
+    pub fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
         let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let ece = unsafe { arg_ref(ece)? };
@@ -164,7 +164,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+    pub fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
         let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };
@@ -175,7 +175,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
+    pub fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
         let qp: Arc<Obj> = object::get(qp)?;
         // SAFETY: the caller's input.
         let gid = unsafe { arg_ref(gid)? };

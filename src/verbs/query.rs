@@ -16,7 +16,7 @@ fn context(p: *mut ibv_context) -> Result<Arc<Context>> {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_device(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int {
+    pub fn ibv_query_device(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let attr = unsafe { arg_mut(device_attr)? };
@@ -30,7 +30,7 @@ entry! {
 ///
 /// # Safety
 /// A non-NULL `out` must have `attr_size` writable bytes.
-pub(crate) unsafe fn query_device_ex_into(
+pub unsafe fn query_device_ex_into(
     ctx: &Context,
     input: Option<&ibv_query_device_ex_input>,
     out: *mut ibv_device_attr_ex,
@@ -79,7 +79,7 @@ entry! {
     /// The same as the inline in verbs.h, exported for FFI users that cannot use
     /// inline functions. Uses this library's `ibv_device_attr_ex` size.
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_device_ex(
+    pub fn ibv_query_device_ex(
         context: *mut ibv_context,
         input: *const ibv_query_device_ex_input,
         attr: *mut ibv_device_attr_ex,
@@ -113,7 +113,7 @@ const PORT_ATTR_LEN_44: usize = 52;
 ///
 /// # Safety
 /// A non-NULL `out` must have `len` writable bytes.
-pub(crate) unsafe fn query_port_into(
+pub unsafe fn query_port_into(
     ctx: &Context,
     port: u8,
     out: *mut ibv_port_attr,
@@ -139,7 +139,7 @@ pub(crate) unsafe fn query_port_into(
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_port(
+    pub fn ibv_query_port(
         context: *mut ibv_context,
         port_num: u8,
         port_attr: *mut _compat_ibv_port_attr,
@@ -153,7 +153,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_gid(
+    pub fn ibv_query_gid(
         context: *mut ibv_context,
         port_num: u8,
         index: c_int,
@@ -175,7 +175,7 @@ const MAX_ATTR_LEN: usize = u16::MAX as usize;
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn _ibv_query_gid_ex(
+    pub fn _ibv_query_gid_ex(
         context: *mut ibv_context,
         port_num: u32,
         gid_index: u32,
@@ -207,7 +207,7 @@ entry! {
 entry! {
     #[conv(neg_errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn _ibv_query_gid_table(
+    pub fn _ibv_query_gid_table(
         context: *mut ibv_context,
         entries: *mut ibv_gid_entry,
         max_entries: usize,
@@ -241,7 +241,7 @@ entry! {
     /// Not in verbs.h: rdma-core's private helper that librdmacm links against.
     /// `gid_type` is enum ibv_gid_type_sysfs (0: IB/RoCE v1, 1: RoCE v2).
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_gid_type(
+    pub fn ibv_query_gid_type(
         context: *mut ibv_context,
         port_num: u8,
         index: c_uint,
@@ -258,7 +258,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_pkey(
+    pub fn ibv_query_pkey(
         context: *mut ibv_context,
         port_num: u8,
         index: c_int,
@@ -275,7 +275,7 @@ entry! {
 entry! {
     #[conv(minus_one)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_get_pkey_index(context: *mut ibv_context, port_num: u8, pkey: __be16) -> c_int {
+    pub fn ibv_get_pkey_index(context: *mut ibv_context, port_num: u8, pkey: __be16) -> c_int {
         let ctx = self::context(context)?;
         let want = u16::from_be(pkey);
         for i in 0.. {

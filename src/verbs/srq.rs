@@ -10,7 +10,7 @@ use std::sync::Arc;
 entry! {
     #[conv(ptr)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+    pub fn ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
         let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's attributes; limits are written back.
         let attr = unsafe { arg_mut(srq_init_attr)? };
@@ -22,7 +22,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_modify_srq(
+    pub fn ibv_modify_srq(
         srq: *mut ibv_srq,
         srq_attr: *mut ibv_srq_attr,
         srq_attr_mask: c_int,
@@ -37,7 +37,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
+    pub fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
         let srq: Arc<Obj> = object::get(srq)?;
         // SAFETY: the caller's out-parameter.
         let attr = unsafe { arg_mut(srq_attr)? };
@@ -48,7 +48,7 @@ entry! {
 entry! {
     #[conv(errno)]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
+    pub fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
         events::destroy(srq, |s: &Obj| s.ctx.ops.destroy_srq(s)).map(drop)
     }
 }

@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_int};
 entry! {
     #[conv(value(c"unknown".as_ptr()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_node_type_str(node_type: ibv_node_type) -> *const c_char {
+    pub fn ibv_node_type_str(node_type: ibv_node_type) -> *const c_char {
         enum_str::node_type(node_type.0).as_ptr()
     }
 }
@@ -18,7 +18,7 @@ entry! {
 entry! {
     #[conv(value(c"unknown".as_ptr()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_port_state_str(port_state: ibv_port_state) -> *const c_char {
+    pub fn ibv_port_state_str(port_state: ibv_port_state) -> *const c_char {
         enum_str::port_state(port_state.0).as_ptr()
     }
 }
@@ -26,7 +26,7 @@ entry! {
 entry! {
     #[conv(value(c"unknown".as_ptr()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_event_type_str(event: ibv_event_type) -> *const c_char {
+    pub fn ibv_event_type_str(event: ibv_event_type) -> *const c_char {
         enum_str::event_type(event.0).as_ptr()
     }
 }
@@ -34,7 +34,7 @@ entry! {
 entry! {
     #[conv(value(c"unknown".as_ptr()))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_wc_status_str(status: ibv_wc_status) -> *const c_char {
+    pub fn ibv_wc_status_str(status: ibv_wc_status) -> *const c_char {
         enum_str::wc_status(status.0).as_ptr()
     }
 }
@@ -43,7 +43,7 @@ entry! {
     #[conv(value(c"unknown".as_ptr()))]
     /// rdma-core 64 (IBVERBS_PRIVATE_64, declared in its verbs.h).
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char {
+    pub fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char {
         enum_str::wr_opcode(opcode.0).as_ptr()
     }
 }
@@ -51,7 +51,7 @@ entry! {
 entry! {
     #[conv(value(-1))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_rate_to_mult(rate: ibv_rate) -> c_int {
+    pub fn ibv_rate_to_mult(rate: ibv_rate) -> c_int {
         rate::rate_to_mult(rate.0 as i32)
     }
 }
@@ -59,7 +59,7 @@ entry! {
 entry! {
     #[conv(value(ibv_rate(0)))]
     #[unsafe(no_mangle)]
-    pub(crate) fn mult_to_ibv_rate(mult: c_int) -> ibv_rate {
+    pub fn mult_to_ibv_rate(mult: c_int) -> ibv_rate {
         ibv_rate(rate::mult_to_rate(mult) as u32)
     }
 }
@@ -67,7 +67,7 @@ entry! {
 entry! {
     #[conv(value(-1))]
     #[unsafe(no_mangle)]
-    pub(crate) fn ibv_rate_to_mbps(rate: ibv_rate) -> c_int {
+    pub fn ibv_rate_to_mbps(rate: ibv_rate) -> c_int {
         rate::rate_to_mbps(rate.0 as i32)
     }
 }
@@ -75,7 +75,7 @@ entry! {
 entry! {
     #[conv(value(ibv_rate(0)))]
     #[unsafe(no_mangle)]
-    pub(crate) fn mbps_to_ibv_rate(mbps: c_int) -> ibv_rate {
+    pub fn mbps_to_ibv_rate(mbps: c_int) -> ibv_rate {
         ibv_rate(rate::mbps_to_rate(mbps) as u32)
     }
 }

@@ -140,7 +140,7 @@ entry! {
     #[conv(errno)]
     /// `ibv_req_notify_cq` (inline) calls `cq->context->ops.req_notify_cq`; a
     /// provider that implements it points the slot here.
-    pub(crate) fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    pub fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
         let cq: std::sync::Arc<Obj> = object::get(cq)?;
         cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
     }
