@@ -111,15 +111,6 @@ pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
     })
 }
 
-/// Pointer-to-const-returning verbs (names, paths): the pointer, or NULL with
-/// errno set.
-pub fn ret_cptr<T>(r: Result<*const T>) -> *const T {
-    r.unwrap_or_else(|e| {
-        set_errno(e);
-        std::ptr::null()
-    })
-}
-
 /// Verbs that cannot fail (string helpers, void functions).
 pub fn ret_value<T>(v: T) -> T {
     v
@@ -211,65 +202,36 @@ pub fn run_traced<R: Debug>(
     ret
 }
 
-/// Defines an exported verb (or a provider's op-table function): it owns the
-/// C signature, so the argument list is written once, and wraps the body in
-/// the panic boundary, the return convention and the trace.
+/// Defines the body of an exported verb.
 ///
-/// ```ignore
-/// entry! {
-///     #[conv(ptr)]
-///     #[unsafe(no_mangle)]
-///     pub fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
-///         ...
-///     }
-/// }
-/// ```
-///
-/// The convention is one of `errno` (body: `Result<()>`), `minus_one` (body:
-/// `Result<c_int>`), `neg_errno` (body: `Result<isize>`), `ptr` (body:
-/// `Result<*mut T>`), `cptr` (body: `Result<*const T>`) or `value(FALLBACK)` (body: the value itself; FALLBACK
-/// is returned if the body panics). `#[conv(CONV as NAME)]` traces the call
-/// as NAME (an op-table function traced under its verb's name). The function
-/// becomes `unsafe extern "C"`.
-///
-/// `entry!(CONV, name(arg, ...) { body })` is the same boundary inside a
-/// function written out by hand (a traced slow path).
+/// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
+/// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
+/// `neg_errno` (body: `Result<isize>`),
+/// `ptr` (body: `Result<*mut T>`) or `value(FALLBACK)` (body: the value itself;
+/// FALLBACK is returned if the body panics).
 macro_rules! entry {
-    (#[conv($conv:ident $(($fallback:expr))? $(as $tname:ident)?)]
-     $(#[$m:meta])*
-     $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
-        $(#[$m])*
-        $vis unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-            entry!(@conv $conv $(($fallback))?, entry!(@name $name $($tname)?), ($($arg),*) $body)
-        }
+    (errno, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
     };
-    (@name $name:ident) => { stringify!($name) };
-    (@name $name:ident $tname:ident) => { stringify!($tname) };
-    (@conv errno, $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_errno, Err($crate::entry::PANIC_ERRNO), $tname, $args $body)
+    (minus_one, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
     };
-    (@conv minus_one, $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $tname, $args $body)
+    (neg_errno, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_neg_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
     };
-    (@conv neg_errno, $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_neg_errno, Err($crate::entry::PANIC_ERRNO), $tname, $args $body)
+    (ptr, $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
     };
-    (@conv ptr, $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $tname, $args $body)
+    (value($fallback:expr), $name:ident($($arg:ident),*) $body:block) => {
+        entry!(@run ret_value, $fallback, $name($($arg),*) $body)
     };
-    (@conv cptr, $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_cptr, Err($crate::entry::PANIC_ERRNO), $tname, $args $body)
-    };
-    (@conv value($fallback:expr), $tname:expr, $args:tt $body:block) => {
-        entry!(@run ret_value, $fallback, $tname, $args $body)
-    };
-    (@run $conv:ident, $panic:expr, $tname:expr, ($($arg:ident),*) $body:block) => {{
+    (@run $conv:ident, $panic:expr, $name:ident($($arg:ident),*) $body:block) => {{
         // The body is expanded twice so that the untraced path captures
         // nothing for the traced one.
         if $crate::entry::trace_level() == 0 {
             #[allow(unused_unsafe, clippy::redundant_closure_call)]
             $crate::entry::run(
-                $tname,
+                stringify!($name),
                 || $crate::entry::$conv((|| $body)()),
                 || $crate::entry::$conv($panic),
             )
@@ -277,7 +239,7 @@ macro_rules! entry {
             #[allow(unused_unsafe, clippy::redundant_closure_call)]
             $crate::entry::run_traced(
                 $crate::entry::Call(
-                    $tname,
+                    stringify!($name),
                     &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
                 ),
                 || $crate::entry::$conv((|| $body)()),
@@ -285,9 +247,6 @@ macro_rules! entry {
             )
         }
     }};
-    ($conv:ident $(($fallback:expr))?, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@conv $conv $(($fallback))?, stringify!($name), ($($arg),*) $body)
-    };
 }
 
 // ---- argument validators ----------------------------------------------------------

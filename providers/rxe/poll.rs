@@ -98,13 +98,12 @@ fn u32_at(slot: &[u8], off: usize) -> u32 {
     u32::from_ne_bytes(slot[off..off + 4].try_into().expect("4 bytes"))
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    /// `ibv_start_poll`: opens the calling thread's batch on the CQ, which owns
-    /// the CQ's ring state until `ibv_end_poll` (ENOENT, batch closed, when there
-    /// is nothing to poll). EINVAL for a CQ that is not ours or a second
-    /// `start_poll` of the same thread.
-    pub fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
+/// `ibv_start_poll`: opens the calling thread's batch on the CQ, which owns
+/// the CQ's ring state until `ibv_end_poll` (ENOENT, batch closed, when there
+/// is nothing to poll). EINVAL for a CQ that is not ours or a second
+/// `start_poll` of the same thread.
+pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
+    entry!(value(libc::EIO), start_poll(cq, _attr) {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
@@ -122,15 +121,14 @@ entry! {
             return libc::ENOENT;
         }
         0
-    }
+    })
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    /// `ibv_next_poll`: the next completion of the batch; ENOENT keeps the batch
-    /// (and the CQ lock) until `ibv_end_poll`. EINVAL outside the calling
-    /// thread's batch.
-    pub fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
+/// `ibv_next_poll`: the next completion of the batch; ENOENT keeps the batch
+/// (and the CQ lock) until `ibv_end_poll`. EINVAL outside the calling
+/// thread's batch.
+pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
+    entry!(value(libc::EIO), next_poll(cq) {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return libc::EINVAL;
         };
@@ -147,14 +145,13 @@ entry! {
             return libc::ENOENT;
         }
         0
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    /// `ibv_end_poll`: consumes what the batch showed and closes it. Nothing
-    /// outside the calling thread's batch.
-    pub fn end_poll(cq: *mut ibv_cq_ex) {
+/// `ibv_end_poll`: consumes what the batch showed and closes it. Nothing
+/// outside the calling thread's batch.
+pub unsafe extern "C" fn end_poll(cq: *mut ibv_cq_ex) {
+    entry!(value(()), end_poll(cq) {
         let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
             return;
         };
@@ -171,7 +168,7 @@ entry! {
         inner.shown = false;
         // SAFETY: `inner` is not used again.
         unsafe { lock.end() };
-    }
+    })
 }
 
 /// Reads a field of the batch's current completion (0 outside the calling

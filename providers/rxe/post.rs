@@ -288,16 +288,15 @@ unsafe fn post_send_list(
     }
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    pub fn post_send(
-        qp: *mut ibv_qp,
-        wr: *mut ibv_send_wr,
-        bad_wr: *mut *mut ibv_send_wr,
-    ) -> c_int {
-        // SAFETY: the op's C arguments, forwarded.
+pub unsafe extern "C" fn post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad_wr: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: the op's C arguments, forwarded.
+    entry!(value(libc::EIO), post_send(qp, wr, bad_wr) {
         unsafe { post_send_list(qp, wr, bad_wr) }
-    }
+    })
 }
 
 /// Posts a receive list into `queue` (RQ or SRQ) as rdma-core's rxe: a full
@@ -342,13 +341,12 @@ unsafe fn post_recv_list(
     0
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    pub fn post_recv(
-        qp: *mut ibv_qp,
-        wr: *mut ibv_recv_wr,
-        bad_wr: *mut *mut ibv_recv_wr,
-    ) -> c_int {
+pub unsafe extern "C" fn post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    entry!(value(libc::EIO), post_recv(qp, wr, bad_wr) {
         if bad_wr.is_null() {
             return libc::EINVAL;
         }
@@ -370,16 +368,15 @@ entry! {
         }
         // SAFETY: the caller's list; bad_wr checked.
         unsafe { post_recv_list(&rq.queue, rq.max_sge, || q.alive(), wr, bad_wr) }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    pub fn post_srq_recv(
-        srq: *mut ibv_srq,
-        wr: *mut ibv_recv_wr,
-        bad_wr: *mut *mut ibv_recv_wr,
-    ) -> c_int {
+pub unsafe extern "C" fn post_srq_recv(
+    srq: *mut ibv_srq,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    entry!(value(libc::EIO), post_srq_recv(srq, wr, bad_wr) {
         if bad_wr.is_null() {
             return libc::EINVAL;
         }
@@ -388,7 +385,7 @@ entry! {
         };
         // SAFETY: the caller's list; bad_wr checked.
         unsafe { post_recv_list(&s.st.queue, s.st.max_sge, || s.alive(), wr, bad_wr) }
-    }
+    })
 }
 
 /// The next rkey of a type 1 MW bind: same index, key byte + 1.
@@ -396,11 +393,14 @@ fn next_rkey(rkey: u32) -> u32 {
     (rkey & 0xffff_ff00) | (rkey.wrapping_add(1) & 0xff)
 }
 
-entry! {
-    #[conv(errno)]
-    /// `ibv_bind_mw` (type 1 windows): a BIND_MW send WR; on success the MW
-    /// takes its new rkey (the caller undoes it on an error completion).
-    pub fn bind_mw(qp: *mut ibv_qp, mw: *mut ibv_mw, mw_bind: *mut ibv_mw_bind) -> c_int {
+/// `ibv_bind_mw` (type 1 windows): a BIND_MW send WR; on success the MW
+/// takes its new rkey (the caller undoes it on an error completion).
+pub unsafe extern "C" fn bind_mw(
+    qp: *mut ibv_qp,
+    mw: *mut ibv_mw,
+    mw_bind: *mut ibv_mw_bind,
+) -> c_int {
+    entry!(errno, bind_mw(qp, mw, mw_bind) {
         // SAFETY: the caller's bind request.
         let b = unsafe { crate::entry::arg_ref(mw_bind)? };
         if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {
@@ -424,7 +424,7 @@ entry! {
             }
             e => Err(Errno(e)),
         }
-    }
+    })
 }
 
 #[cfg(test)]

@@ -94,9 +94,8 @@ fn with_batch<R>(p: *mut ibv_qp_ex, f: impl FnOnce(&RxeQp, &mut SqInner) -> R) -
     Some(f(&q, sq))
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_start(p: *mut ibv_qp_ex) {
+unsafe extern "C" fn wr_start(p: *mut ibv_qp_ex) {
+    entry!(value(()), wr_start(p) {
         let Some(q) = qp_of(p) else {
             return;
         };
@@ -110,12 +109,11 @@ entry! {
             sq.err = 0;
             sq.cur = sq.queue.producer_index();
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(libc::EIO))]
-    fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
+unsafe extern "C" fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
+    entry!(value(libc::EIO), wr_complete(p) {
         let Some(q) = qp_of(p) else {
             return libc::EINVAL;
         };
@@ -139,18 +137,17 @@ entry! {
             },
             Err(e) => e,
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_abort(p: *mut ibv_qp_ex) {
+unsafe extern "C" fn wr_abort(p: *mut ibv_qp_ex) {
+    entry!(value(()), wr_abort(p) {
         if let Some(q) = qp_of(p) {
             // SAFETY: nothing of the batch is referenced; another thread's
             // batch is left alone (`end` checks the owner).
             unsafe { q.st.sq.lock.end() };
         }
-    }
+    })
 }
 
 /// A builder: one WQE for `op` at the cursor, with the QP's `wr_id` and
@@ -204,11 +201,10 @@ fn amend_in(st: &QpState, sq: &mut SqInner, f: impl FnOnce(&QpState, &mut [u8]) 
 
 macro_rules! builder {
     ($name:ident($($a:ident: $t:ty),*) => $op:expr) => {
-        entry! {
-            #[conv(value(()))]
-            fn $name(p: *mut ibv_qp_ex $(, $a: $t)*) {
+        unsafe extern "C" fn $name(p: *mut ibv_qp_ex $(, $a: $t)*) {
+            entry!(value(()), $name(p $(, $a)*) {
                 build(p, $op)
-            }
+            })
         }
     };
 }
@@ -226,9 +222,13 @@ builder!(wr_atomic_fetch_add(rkey: u32, remote_addr: u64, add: u64) =>
     SendOp::AtomicFetchAdd { remote_addr, rkey, add });
 builder!(wr_local_inv(invalidate_rkey: u32) => SendOp::LocalInv { invalidate_rkey });
 
-entry! {
-    #[conv(value(()))]
-    fn wr_bind_mw(p: *mut ibv_qp_ex, mw: *mut ibv_mw, rkey: u32, info: *const ibv_mw_bind_info) {
+unsafe extern "C" fn wr_bind_mw(
+    p: *mut ibv_qp_ex,
+    mw: *mut ibv_mw,
+    rkey: u32,
+    info: *const ibv_mw_bind_info,
+) {
+    entry!(value(()), wr_bind_mw(p, mw, rkey, info) {
         // SAFETY: the caller's bind info.
         let op = unsafe { info.as_ref() }
             .ok_or(Errno::EINVAL)
@@ -237,14 +237,18 @@ entry! {
             Ok(m) => build(p, SendOp::BindMw(m)),
             Err(e) => fail(p, e),
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    /// `ibv_wr_atomic_write` (8 bytes written atomically at the target): rxe's
-    /// library offers it; the payload travels in the WQE like inline data.
-    fn wr_atomic_write(p: *mut ibv_qp_ex, rkey: u32, remote_addr: u64, atomic_wr: *const c_void) {
+/// `ibv_wr_atomic_write` (8 bytes written atomically at the target): rxe's
+/// library offers it; the payload travels in the WQE like inline data.
+unsafe extern "C" fn wr_atomic_write(
+    p: *mut ibv_qp_ex,
+    rkey: u32,
+    remote_addr: u64,
+    atomic_wr: *const c_void,
+) {
+    entry!(value(()), wr_atomic_write(p, rkey, remote_addr, atomic_wr) {
         if atomic_wr.is_null() {
             return fail(p, Errno::EINVAL);
         }
@@ -261,15 +265,21 @@ entry! {
             build_in(q, sq, op);
             amend_in(&q.st, sq, |_, slot| wqe::set_atomic_write(slot, data));
         });
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    /// `ibv_wr_flush` (rdma-core 64): makes `len` bytes at the target placed
-    /// (`type`: global or persistent; `level`: the range or the whole MR). The
-    /// kernel checks the MR's FLUSH access; kernels before 6.2 complete it in error.
-    fn wr_flush(p: *mut ibv_qp_ex, rkey: u32, remote_addr: u64, len: usize, type_: u8, level: u8) {
+/// `ibv_wr_flush` (rdma-core 64): makes `len` bytes at the target placed
+/// (`type`: global or persistent; `level`: the range or the whole MR). The
+/// kernel checks the MR's FLUSH access; kernels before 6.2 complete it in error.
+unsafe extern "C" fn wr_flush(
+    p: *mut ibv_qp_ex,
+    rkey: u32,
+    remote_addr: u64,
+    len: usize,
+    type_: u8,
+    level: u8,
+) {
+    entry!(value(()), wr_flush(p, rkey, remote_addr, len, type_, level) {
         let f = wqe::Flush {
             remote_addr,
             // rdma-core stores the length in 32 bits.
@@ -290,7 +300,7 @@ entry! {
             build(p, op);
             amend(p, |_, slot| wqe::set_flush(slot, &f));
         }
-    }
+    })
 }
 
 /// Records `e` as the batch's error.
@@ -302,9 +312,13 @@ fn fail(p: *mut ibv_qp_ex, e: Errno) {
     });
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_set_ud_addr(p: *mut ibv_qp_ex, ah: *mut ibv_ah, remote_qpn: u32, remote_qkey: u32) {
+unsafe extern "C" fn wr_set_ud_addr(
+    p: *mut ibv_qp_ex,
+    ah: *mut ibv_ah,
+    remote_qpn: u32,
+    remote_qkey: u32,
+) {
+    entry!(value(()), wr_set_ud_addr(p, ah, remote_qpn, remote_qkey) {
         // C's AH pointer: NULL, foreign or destroyed → EINVAL for the batch.
         amend(p, |_, slot| {
             let r = super::ah::pin(ah).ok_or(Errno::EINVAL)?;
@@ -316,24 +330,22 @@ entry! {
             };
             wqe::set_send_ud(slot, &ud)
         })
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_set_sge(p: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32) {
+unsafe extern "C" fn wr_set_sge(p: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32) {
+    entry!(value(()), wr_set_sge(p, lkey, addr, length) {
         // A zero-length SGE leaves the WQE without data (as rdma-core).
         if length == 0 {
             return;
         }
         let s = [Sge { addr, length, lkey }];
         amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_set_sge_list(p: *mut ibv_qp_ex, num_sge: usize, sg_list: *const ibv_sge) {
+unsafe extern "C" fn wr_set_sge_list(p: *mut ibv_qp_ex, num_sge: usize, sg_list: *const ibv_sge) {
+    entry!(value(()), wr_set_sge_list(p, num_sge, sg_list) {
         // SAFETY: C's QP pointer inside its batch; the caller's list of
         // `num_sge` entries (verbs contract), once its size is checked.
         unsafe {
@@ -351,7 +363,7 @@ entry! {
                 wqe::set_send_sges(slot, list, st.sq.max_sge)
             })
         }
-    }
+    })
 }
 
 /// The caller's buffer as bytes (NULL only with length 0).
@@ -367,9 +379,8 @@ unsafe fn bytes<'a>(addr: *const c_void, len: usize) -> Result<&'a [u8]> {
     }
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_set_inline_data(p: *mut ibv_qp_ex, addr: *mut c_void, length: usize) {
+unsafe extern "C" fn wr_set_inline_data(p: *mut ibv_qp_ex, addr: *mut c_void, length: usize) {
+    entry!(value(()), wr_set_inline_data(p, addr, length) {
         // SAFETY: C's QP pointer inside its batch; the caller's buffer.
         unsafe {
             amend(p, |st, slot| {
@@ -380,12 +391,15 @@ entry! {
                 wqe::set_send_inline(slot, std::iter::once(b), st.sq.max_inline)
             })
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    fn wr_set_inline_data_list(p: *mut ibv_qp_ex, num_buf: usize, buf_list: *const ibv_data_buf) {
+unsafe extern "C" fn wr_set_inline_data_list(
+    p: *mut ibv_qp_ex,
+    num_buf: usize,
+    buf_list: *const ibv_data_buf,
+) {
+    entry!(value(()), wr_set_inline_data_list(p, num_buf, buf_list) {
         // SAFETY: C's QP pointer inside its batch; the caller's list of
         // `num_buf` buffers (verbs contract).
         unsafe {
@@ -418,5 +432,5 @@ entry! {
                 Ok(())
             })
         }
-    }
+    })
 }

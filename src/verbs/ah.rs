@@ -8,53 +8,49 @@ use crate::object;
 use std::ffi::c_int;
 use std::sync::Arc;
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+    entry!(ptr, ibv_create_ah(pd, attr) {
         let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's input.
         let attr = unsafe { arg_ref(attr)? };
         let new = pd.ctx.ops.create_ah(&pd, attr)?;
         Ok(object::adopt(pd.ctx.clone(), new))
-    }
+    })
 }
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int {
+    entry!(errno, ibv_destroy_ah(ah) {
         object::take_if(ah, |a: &Obj| a.ctx.ops.destroy_ah(a)).map(drop)
-    }
+    })
 }
 
-entry! {
-    #[conv(minus_one)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_init_ah_from_wc(
-        context: *mut ibv_context,
-        port_num: u8,
-        wc: *mut ibv_wc,
-        grh: *mut ibv_grh,
-        ah_attr: *mut ibv_ah_attr,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_init_ah_from_wc(
+    context: *mut ibv_context,
+    port_num: u8,
+    wc: *mut ibv_wc,
+    grh: *mut ibv_grh,
+    ah_attr: *mut ibv_ah_attr,
+) -> c_int {
+    entry!(minus_one, ibv_init_ah_from_wc(context, port_num, wc, grh, ah_attr) {
         let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's completion and out-parameter; a non-NULL grh
         // points to the 40-byte GRH area of the receive buffer.
         let (wc, attr, grh) = unsafe { (arg_ref(wc)?, arg_mut(ah_attr)?, grh.as_ref()) };
         ctx.ops.init_ah_from_wc(&ctx, port_num, wc, grh, attr).map(|()| 0)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_create_ah_from_wc(
-        pd: *mut ibv_pd,
-        wc: *mut ibv_wc,
-        grh: *mut ibv_grh,
-        port_num: u8,
-    ) -> *mut ibv_ah {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_create_ah_from_wc(
+    pd: *mut ibv_pd,
+    wc: *mut ibv_wc,
+    grh: *mut ibv_grh,
+    port_num: u8,
+) -> *mut ibv_ah {
+    entry!(ptr, ibv_create_ah_from_wc(pd, wc, grh, port_num) {
         let pd: Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's completion and its GRH area (as above).
         let (wc, grh) = unsafe { (arg_ref(wc)?, grh.as_ref()) };
@@ -63,18 +59,17 @@ entry! {
         pd.ctx.ops.init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;
         let new = pd.ctx.ops.create_ah(&pd, &attr)?;
         Ok(object::adopt(pd.ctx.clone(), new))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(-libc::EIO))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_resolve_eth_l2_from_gid(
-        context: *mut ibv_context,
-        attr: *mut ibv_ah_attr,
-        eth_mac: *mut u8,
-        vid: *mut u16,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_resolve_eth_l2_from_gid(
+    context: *mut ibv_context,
+    attr: *mut ibv_ah_attr,
+    eth_mac: *mut u8,
+    vid: *mut u16,
+) -> c_int {
+    entry!(value(-libc::EIO), ibv_resolve_eth_l2_from_gid(context, attr, eth_mac, vid) {
         let r = (|| {
             let ctx = object::lookup::<Context>(context)?;
             // SAFETY: the caller's input and out-parameters (a 6-byte MAC buffer;
@@ -97,5 +92,5 @@ entry! {
             set_errno(e);
             -1
         })
-    }
+    })
 }

@@ -85,41 +85,42 @@ fn alloc_pages(size: usize) -> Result<usize> {
     }
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_alloc_buf(pd: *mut ibv_pd, size: usize, buf: *mut *mut ibv_buf) -> *mut c_void {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_alloc_buf(
+    pd: *mut ibv_pd,
+    size: usize,
+    buf: *mut *mut ibv_buf,
+) -> *mut c_void {
+    entry!(ptr, ibv_alloc_buf(pd, size, buf) {
         let pd: std::sync::Arc<Obj> = object::get(pd)?;
         // SAFETY: the caller's out-parameter.
         let out = unsafe { arg_mut(buf)? };
         let addr = alloc_pages(size)?;
         *out = insert(Buf { pd: pd.c::<ibv_pd>() as usize, addr, size });
         Ok(addr as *mut c_void)
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_free_buf(buf: *mut ibv_buf) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
+    entry!(value(()), ibv_free_buf(buf) {
         match remove(buf) {
             // SAFETY: addr came from posix_memalign and its handle is gone.
             Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
             Err(e) => set_errno(e),
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_reg_buf_mr(
-        pd: *mut ibv_pd,
-        buf: *mut ibv_buf,
-        addr: *mut c_void,
-        length: usize,
-        access: c_int,
-    ) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_buf_mr(
+    pd: *mut ibv_pd,
+    buf: *mut ibv_buf,
+    addr: *mut c_void,
+    length: usize,
+    access: c_int,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_buf_mr(pd, buf, addr, length, access) {
         let attr = ibv_mr_init_attr {
             length,
             access,
@@ -132,7 +133,7 @@ entry! {
             buf,
         };
         super::mr_ex::reg_ex(pd, &attr)
-    }
+    })
 }
 
 #[cfg(test)]

@@ -6,11 +6,10 @@ use crate::context::Obj;
 use crate::object;
 use std::ffi::c_int;
 
-entry! {
-    #[conv(minus_one)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
+    entry!(minus_one, ibv_dm_export_dmabuf_fd(dm) {
         let dm: std::sync::Arc<Obj> = object::get(dm)?;
         dm.ctx.ops.dm_export_dmabuf_fd(&dm)
-    }
+    })
 }

@@ -68,21 +68,19 @@ fn ah_from_kern(dst: &mut ibv_ah_attr, src: &AhAttr) {
     dst.port_num = src.port_num;
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut AhAttr) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut AhAttr) {
+    entry!(value(()), ibv_copy_ah_attr_from_kern(dst, src) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         if let (Some(d), Some(s)) = unsafe { (dst.as_mut(), src.as_ref()) } {
             ah_from_kern(d, s);
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut QpAttr) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut QpAttr) {
+    entry!(value(()), ibv_copy_qp_attr_from_kern(dst, src) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         // qp_state is left alone, as rdma-core leaves it.
@@ -114,7 +112,7 @@ entry! {
         d.rnr_retry = s.rnr_retry;
         d.alt_port_num = s.alt_port_num;
         d.alt_timeout = s.alt_timeout;
-    }
+    })
 }
 
 /// Copies the fields the two path record layouts share, in either direction.
@@ -140,26 +138,24 @@ macro_rules! copy_path_fields {
     };
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_copy_path_rec_from_kern(dst: *mut SaPathRec, src: *mut UserPathRec) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_copy_path_rec_from_kern(dst: *mut SaPathRec, src: *mut UserPathRec) {
+    entry!(value(()), ibv_copy_path_rec_from_kern(dst, src) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         d.dgid = ibv_gid { raw: s.dgid };
         d.sgid = ibv_gid { raw: s.sgid };
         copy_path_fields!(d, s, i32, u8);
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_copy_path_rec_to_kern(dst: *mut UserPathRec, src: *mut SaPathRec) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_copy_path_rec_to_kern(dst: *mut UserPathRec, src: *mut SaPathRec) {
+    entry!(value(()), ibv_copy_path_rec_to_kern(dst, src) {
         // SAFETY: the caller's structs; NULL is ignored instead of crashing.
         let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
         // SAFETY: every bit pattern of the GID union is a valid byte array.
         (d.dgid, d.sgid) = unsafe { (s.dgid.raw, s.sgid.raw) };
         copy_path_fields!(d, s, u32, u32);
-    }
+    })
 }

@@ -8,20 +8,18 @@ use crate::object;
 use std::ffi::c_int;
 use std::sync::Arc;
 
-entry! {
-    #[conv(ptr as ibv_alloc_mw)]
-    /// The `alloc_mw` op slot: NULL with errno on failure.
-    pub fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
+/// The `alloc_mw` op slot: NULL with errno on failure.
+pub unsafe extern "C" fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
+    entry!(ptr, ibv_alloc_mw(pd, mw_type) {
         let pd: Arc<Obj> = object::get(pd)?;
         let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
         Ok(object::adopt(pd.ctx.clone(), new))
-    }
+    })
 }
 
-entry! {
-    #[conv(errno as ibv_dealloc_mw)]
-    /// The `dealloc_mw` op slot: 0 or an errno.
-    pub fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
+/// The `dealloc_mw` op slot: 0 or an errno.
+pub unsafe extern "C" fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
+    entry!(errno, ibv_dealloc_mw(mw) {
         object::take_if(mw, |m: &Obj| m.ctx.ops.dealloc_mw(m)).map(drop)
-    }
+    })
 }

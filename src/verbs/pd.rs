@@ -8,40 +8,36 @@ use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+    entry!(ptr, ibv_alloc_pd(context) {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.alloc_pd(&ctx)?;
         Ok(object::adopt(ctx, new))
-    }
+    })
 }
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+    entry!(errno, ibv_dealloc_pd(pd) {
         object::take_if(pd, |p: &Obj| p.ctx.ops.dealloc_pd(p)).map(drop)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
+    entry!(ptr, ibv_import_pd(context, pd_handle) {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.import_pd(&ctx, pd_handle)?;
         Ok(object::adopt(ctx, new))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_unimport_pd(pd: *mut ibv_pd) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_unimport_pd(pd: *mut ibv_pd) {
+    entry!(value(()), ibv_unimport_pd(pd) {
         let _ = object::take_if(pd, |p: &Obj| p.ctx.ops.unimport_pd(p));
-    }
+    })
 }
 
 fn reg(
@@ -56,76 +52,71 @@ fn reg(
     Ok(object::adopt(pd.ctx.clone(), new))
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_reg_mr(
-        pd: *mut ibv_pd,
-        addr: *mut c_void,
-        length: usize,
-        access: c_int,
-    ) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    access: c_int,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_mr(pd, addr, length, access) {
         reg(pd, addr, length, addr as u64, access as c_uint)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_reg_mr_iova(
-        pd: *mut ibv_pd,
-        addr: *mut c_void,
-        length: usize,
-        iova: u64,
-        access: c_int,
-    ) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_mr_iova(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    iova: u64,
+    access: c_int,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_mr_iova(pd, addr, length, iova, access) {
         reg(pd, addr, length, iova, access as c_uint)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_reg_mr_iova2(
-        pd: *mut ibv_pd,
-        addr: *mut c_void,
-        length: usize,
-        iova: u64,
-        access: c_uint,
-    ) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_mr_iova2(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    iova: u64,
+    access: c_uint,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_mr_iova2(pd, addr, length, iova, access) {
         reg(pd, addr, length, iova, access)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_reg_dmabuf_mr(
-        pd: *mut ibv_pd,
-        offset: u64,
-        length: usize,
-        iova: u64,
-        fd: c_int,
-        access: c_int,
-    ) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
+    pd: *mut ibv_pd,
+    offset: u64,
+    length: usize,
+    iova: u64,
+    fd: c_int,
+    access: c_int,
+) -> *mut ibv_mr {
+    entry!(ptr, ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access) {
         let pd: Arc<Obj> = object::get(pd)?;
         let new = mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?;
         Ok(object::adopt(pd.ctx.clone(), new))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(IBV_REREG_MR_ERR_INPUT))]
-    /// Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set.
-    #[unsafe(no_mangle)]
-    pub fn ibv_rereg_mr(
-        mr: *mut ibv_mr,
-        flags: c_int,
-        pd: *mut ibv_pd,
-        addr: *mut c_void,
-        length: usize,
-        access: c_int,
-    ) -> c_int {
+/// Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_rereg_mr(
+    mr: *mut ibv_mr,
+    flags: c_int,
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    access: c_int,
+) -> c_int {
+    entry!(value(IBV_REREG_MR_ERR_INPUT), ibv_rereg_mr(mr, flags, pd, addr, length, access) {
         match object::get::<_, Context>(mr) {
             Ok(mr) => mr::rereg(&mr, flags, pd, addr as usize, length, access),
             Err(e) => {
@@ -133,49 +124,44 @@ entry! {
                 IBV_REREG_MR_ERR_INPUT
             }
         }
-    }
+    })
 }
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
+    entry!(errno, ibv_dereg_mr(mr) {
         object::take_if(mr, mr::dereg).map(drop)
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
+    entry!(ptr, ibv_import_mr(pd, mr_handle) {
         let pd: Arc<Obj> = object::get(pd)?;
         let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
         Ok(object::adopt(pd.ctx.clone(), new))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_unimport_mr(mr: *mut ibv_mr) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_unimport_mr(mr: *mut ibv_mr) {
+    entry!(value(()), ibv_unimport_mr(mr) {
         let _ = object::take_if(mr, |m: &Obj| m.ctx.ops.unimport_mr(m));
-    }
+    })
 }
 
-entry! {
-    #[conv(ptr)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
+    entry!(ptr, ibv_import_dm(context, dm_handle) {
         let ctx = object::lookup::<Context>(context)?;
         let new = ctx.ops.import_dm(&ctx, dm_handle)?;
         Ok(object::adopt(ctx, new))
-    }
+    })
 }
 
-entry! {
-    #[conv(value(()))]
-    #[unsafe(no_mangle)]
-    pub fn ibv_unimport_dm(dm: *mut ibv_dm) {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_unimport_dm(dm: *mut ibv_dm) {
+    entry!(value(()), ibv_unimport_dm(dm) {
         let _ = object::take_if(dm, |d: &Obj| d.ctx.ops.unimport_dm(d));
-    }
+    })
 }

@@ -13,15 +13,17 @@ fn context(p: *mut ibv_context) -> Result<Arc<Context>> {
     object::lookup::<Context>(p)
 }
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_device(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_device(
+    context: *mut ibv_context,
+    device_attr: *mut ibv_device_attr,
+) -> c_int {
+    entry!(errno, ibv_query_device(context, device_attr) {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let attr = unsafe { arg_mut(device_attr)? };
         ctx.ops.query_device(&ctx, attr)
-    }
+    })
 }
 
 /// Fills the first `attr_size` bytes of a caller's `ibv_device_attr_ex`, as
@@ -74,22 +76,21 @@ fn query_device_ex_full(ctx: &Context, attr: &mut ibv_device_attr_ex, size: usiz
     r
 }
 
-entry! {
-    #[conv(errno)]
-    /// The same as the inline in verbs.h, exported for FFI users that cannot use
-    /// inline functions. Uses this library's `ibv_device_attr_ex` size.
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_device_ex(
-        context: *mut ibv_context,
-        input: *const ibv_query_device_ex_input,
-        attr: *mut ibv_device_attr_ex,
-    ) -> c_int {
+/// The same as the inline in verbs.h, exported for FFI users that cannot use
+/// inline functions. Uses this library's `ibv_device_attr_ex` size.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_device_ex(
+    context: *mut ibv_context,
+    input: *const ibv_query_device_ex_input,
+    attr: *mut ibv_device_attr_ex,
+) -> c_int {
+    entry!(errno, ibv_query_device_ex(context, input, attr) {
         let ctx = self::context(context)?;
         // SAFETY: optional input from the caller.
         let input = unsafe { input.as_ref() };
         // SAFETY: the caller's struct of this library's size.
         unsafe { query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>()) }
-    }
+    })
 }
 
 /// Copies the first `len` bytes of `full` (at most all of it) to `out`: how a
@@ -136,29 +137,27 @@ pub unsafe fn query_port_into(
     Ok(())
 }
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_port(
-        context: *mut ibv_context,
-        port_num: u8,
-        port_attr: *mut _compat_ibv_port_attr,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_port(
+    context: *mut ibv_context,
+    port_num: u8,
+    port_attr: *mut _compat_ibv_port_attr,
+) -> c_int {
+    entry!(errno, ibv_query_port(context, port_num, port_attr) {
         let ctx = self::context(context)?;
         // SAFETY: callers of this symbol pass the old, shorter port attributes.
         unsafe { query_port_into(&ctx, port_num, port_attr.cast(), COMPAT_PORT_ATTR_LEN) }
-    }
+    })
 }
 
-entry! {
-    #[conv(minus_one)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_gid(
-        context: *mut ibv_context,
-        port_num: u8,
-        index: c_int,
-        gid: *mut ibv_gid,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_gid(
+    context: *mut ibv_context,
+    port_num: u8,
+    index: c_int,
+    gid: *mut ibv_gid,
+) -> c_int {
+    entry!(minus_one, ibv_query_gid(context, port_num, index, gid) {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let gid = unsafe { arg_mut(gid)? };
@@ -166,23 +165,22 @@ entry! {
         let raw = generic::gid::query_gid(&ctx, port_num.into(), index as u32)?;
         *gid = ibv_gid { raw };
         Ok(0)
-    }
+    })
 }
 
 /// The most an ioctl attribute can carry.
 const MAX_ATTR_LEN: usize = u16::MAX as usize;
 
-entry! {
-    #[conv(errno)]
-    #[unsafe(no_mangle)]
-    pub fn _ibv_query_gid_ex(
-        context: *mut ibv_context,
-        port_num: u32,
-        gid_index: u32,
-        entry: *mut ibv_gid_entry,
-        flags: u32,
-        entry_size: usize,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn _ibv_query_gid_ex(
+    context: *mut ibv_context,
+    port_num: u32,
+    gid_index: u32,
+    entry: *mut ibv_gid_entry,
+    flags: u32,
+    entry_size: usize,
+) -> c_int {
+    entry!(errno, _ibv_query_gid_ex(context, port_num, gid_index, entry, flags, entry_size) {
         let ctx = self::context(context)?;
         // The kernel takes entries of at least its own size (the tail zeroed).
         if !(GID_ENTRY_SIZE..=MAX_ATTR_LEN).contains(&entry_size) {
@@ -201,19 +199,18 @@ entry! {
             std::ptr::write_bytes(p.add(GID_ENTRY_SIZE), 0, entry_size - GID_ENTRY_SIZE);
         }
         Ok(())
-    }
+    })
 }
 
-entry! {
-    #[conv(neg_errno)]
-    #[unsafe(no_mangle)]
-    pub fn _ibv_query_gid_table(
-        context: *mut ibv_context,
-        entries: *mut ibv_gid_entry,
-        max_entries: usize,
-        flags: u32,
-        entry_size: usize,
-    ) -> isize {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn _ibv_query_gid_table(
+    context: *mut ibv_context,
+    entries: *mut ibv_gid_entry,
+    max_entries: usize,
+    flags: u32,
+    entry_size: usize,
+) -> isize {
+    entry!(neg_errno, _ibv_query_gid_table(context, entries, max_entries, flags, entry_size) {
         let ctx = self::context(context)?;
         let len = entry_size
             .checked_mul(max_entries)
@@ -233,49 +230,50 @@ entry! {
             ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
         };
         isize::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
-    }
+    })
 }
 
-entry! {
-    #[conv(minus_one)]
-    /// Not in verbs.h: rdma-core's private helper that librdmacm links against.
-    /// `gid_type` is enum ibv_gid_type_sysfs (0: IB/RoCE v1, 1: RoCE v2).
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_gid_type(
-        context: *mut ibv_context,
-        port_num: u8,
-        index: c_uint,
-        gid_type: *mut u32,
-    ) -> c_int {
+/// Not in verbs.h: rdma-core's private helper that librdmacm links against.
+/// `gid_type` is enum ibv_gid_type_sysfs (0: IB/RoCE v1, 1: RoCE v2).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_gid_type(
+    context: *mut ibv_context,
+    port_num: u8,
+    index: c_uint,
+    gid_type: *mut u32,
+) -> c_int {
+    entry!(minus_one, ibv_query_gid_type(context, port_num, index, gid_type) {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let out = unsafe { arg_mut(gid_type)? };
         *out = generic::gid::query_gid_type_sysfs(&ctx, port_num.into(), index)?;
         Ok(0)
-    }
+    })
 }
 
-entry! {
-    #[conv(minus_one)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_query_pkey(
-        context: *mut ibv_context,
-        port_num: u8,
-        index: c_int,
-        pkey: *mut __be16,
-    ) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_pkey(
+    context: *mut ibv_context,
+    port_num: u8,
+    index: c_int,
+    pkey: *mut __be16,
+) -> c_int {
+    entry!(minus_one, ibv_query_pkey(context, port_num, index, pkey) {
         let ctx = self::context(context)?;
         // SAFETY: caller's out-parameter.
         let out = unsafe { arg_mut(pkey)? };
         *out = ctx.ops.query_pkey(&ctx, port_num, index)?.to_be();
         Ok(0)
-    }
+    })
 }
 
-entry! {
-    #[conv(minus_one)]
-    #[unsafe(no_mangle)]
-    pub fn ibv_get_pkey_index(context: *mut ibv_context, port_num: u8, pkey: __be16) -> c_int {
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_get_pkey_index(
+    context: *mut ibv_context,
+    port_num: u8,
+    pkey: __be16,
+) -> c_int {
+    entry!(minus_one, ibv_get_pkey_index(context, port_num, pkey) {
         let ctx = self::context(context)?;
         let want = u16::from_be(pkey);
         for i in 0.. {
@@ -284,5 +282,5 @@ entry! {
             }
         }
         Err(Errno::ENOENT)
-    }
+    })
 }
