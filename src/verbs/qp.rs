@@ -109,38 +109,6 @@ pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
     }
 }
 
-#[cfg(test)]
-mod data_in_order_tests {
-    use super::*;
-
-    #[test]
-    fn flags_follow_the_man_page() {
-        const CAPS: u32 = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS;
-        const DEV: u32 = IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
-        const WHOLE: c_int = IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG as c_int;
-        const A128: c_int = IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES as c_int;
-        // (flags, provider's answer, result)
-        for (flags, p, r) in [
-            (0, 0, 0),
-            (0, WHOLE, 1),
-            (0, A128, 0),
-            (CAPS, 0, 0),
-            (CAPS, WHOLE, WHOLE | A128),
-            (CAPS, A128, A128),
-            (CAPS | DEV, WHOLE, WHOLE | A128),
-            (DEV, WHOLE, 1),
-            (4, WHOLE, 0),
-            (CAPS | 0x8000_0000, WHOLE, 0),
-        ] {
-            assert_eq!(
-                data_in_order(flags, |_| p),
-                r,
-                "flags {flags:#x} provider {p:#x}"
-            );
-        }
-    }
-}
-
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
     entry!(errno, ibv_query_ece(qp, ece) {
@@ -182,4 +150,36 @@ pub unsafe extern "C" fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, 
         let gid = unsafe { arg_ref(gid)? };
         qp.ctx.ops.detach_mcast(&qp, gid, lid)
     })
+}
+
+#[cfg(test)]
+mod data_in_order_tests {
+    use super::*;
+
+    #[test]
+    fn flags_follow_the_man_page() {
+        const CAPS: u32 = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS;
+        const DEV: u32 = IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
+        const WHOLE: c_int = IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG as c_int;
+        const A128: c_int = IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES as c_int;
+        // (flags, provider's answer, result)
+        for (flags, p, r) in [
+            (0, 0, 0),
+            (0, WHOLE, 1),
+            (0, A128, 0),
+            (CAPS, 0, 0),
+            (CAPS, WHOLE, WHOLE | A128),
+            (CAPS, A128, A128),
+            (CAPS | DEV, WHOLE, WHOLE | A128),
+            (DEV, WHOLE, 1),
+            (4, WHOLE, 0),
+            (CAPS | 0x8000_0000, WHOLE, 0),
+        ] {
+            assert_eq!(
+                data_in_order(flags, |_| p),
+                r,
+                "flags {flags:#x} provider {p:#x}"
+            );
+        }
+    }
 }
