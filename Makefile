@@ -105,7 +105,7 @@ bench: all
 # 10 min each in `make fuzz` (FUZZ_SECS=...). See fuzz/run.sh.
 FUZZ_SECS ?= 600
 fuzz-smoke:
-	fuzz/run.sh 20
+	fuzz/run.sh 10
 
 fuzz:
 	FUZZ_KEEP=1 fuzz/run.sh $(FUZZ_SECS)
