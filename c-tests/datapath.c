@@ -440,7 +440,7 @@ static void mw(void)
 		 * invalidation succeeds; or a bind error, and then the local
 		 * invalidation is flushed. Either pair is right. */
 		{
-			struct ibv_wc b, l;
+			struct ibv_wc b = { 0 }, l = { 0 };
 			int nb = dp_poll1(d.cq[1], &b), nl;
 			int ok;
 
