@@ -29,6 +29,7 @@ pub mod device;
 pub mod dm;
 pub mod flow;
 pub mod mr;
+pub mod post;
 pub mod qp_ex;
 pub mod xrc;
 

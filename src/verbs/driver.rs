@@ -8,7 +8,7 @@ use crate::abi::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, qp_ex, xrc};
+use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, post, qp_ex, xrc};
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
@@ -26,13 +26,11 @@ macro_rules! driver_api {
 }
 
 // Not hosted yet: creating flow rules, ESP flow actions, WQs and RSS
-// tables, destroying and modifying WQs, and the write() data path (post/poll through the kernel,
-// which no in-tree provider of rdma-core 44 uses on a hosted device).
+// tables, destroying and modifying WQs.
 driver_api!(errno
     ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_create_rwq_ind_table,
     ibv_cmd_create_wq, ibv_cmd_destroy_wq,
-    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq, ibv_cmd_poll_cq,
-    ibv_cmd_post_recv, ibv_cmd_post_send, ibv_cmd_post_srq_recv,
+    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq,
 );
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
@@ -275,7 +273,19 @@ cmd_api!(ibv_cmd_destroy_flow => flow::destroy_flow(flow_id: *mut ibv_flow));
 cmd_api!(ibv_cmd_destroy_rwq_ind_table => flow::destroy_rwq_ind_table(rwq_ind_table: *mut ibv_rwq_ind_table));
 cmd_api!(ibv_cmd_modify_cq => cmd::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
 cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
+cmd_api!(ibv_cmd_post_send => post::post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr));
+cmd_api!(ibv_cmd_post_recv => post::post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
+cmd_api!(ibv_cmd_post_srq_recv => post::post_srq_recv(srq: *mut ibv_srq, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
 cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+
+/// The number of completions, or -1 with errno (as rdma-core 44).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_cmd_poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
+    entry!(minus_one, ibv_cmd_poll_cq(cq, ne, wc) {
+        // SAFETY: the plugin's CQ and the caller's array of `ne` entries.
+        unsafe { post::poll_cq(cq, ne, wc) }
+    })
+}
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_cmd_query_device_any(
