@@ -6,7 +6,7 @@
  * context of our Rust provider is not a plugin's, so each call is EINVAL there
  * and touches nothing. Kernel answers are printed tagged ([system]/[ours]),
  * argument errors (the same everywhere) untagged; the checks carry the test. */
-#include "rxe.h"
+#include "dp.h"
 #include <fcntl.h>
 #include <stdint.h>
 
@@ -36,6 +36,12 @@ int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_m
 int ibv_cmd_create_srq_ex(struct ibv_context *ctx, void *srq,
 			  struct ibv_srq_init_attr_ex *attr_ex, void *cmd, size_t cmd_size,
 			  void *resp, size_t resp_size);
+int ibv_cmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
+int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 /* struct ibv_command_buffer with room for two attributes (cmd_ioctl.h). */
 struct attr {
@@ -74,6 +80,100 @@ static void expect_args(const char *what, int r, int want)
 {
 	printf("%s: %d\n", what, r);
 	CHECK(r == want, "%s: %d, want %d", what, r, want);
+}
+
+/* A post's bad_wr: the kernel's index on a plugin's context, untouched (-1) on ours. */
+static void expect_bad(const char *what, int idx, int kernel)
+{
+	int want = ctest_ours_dp() ? -1 : kernel;
+
+	ctest_impl_line("%s: %d", what, idx);
+	CHECK(idx == want, "%s: %d, want %d", what, idx, want);
+}
+
+/* Which node of a list of `n` a post named as bad: its index, -1 for none. */
+static int bad_index(const void *bad, const void *list, size_t node, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (bad == (const char *)list + i * node)
+			return i;
+	return -1;
+}
+
+/* The write() data path (cmd.c's POST_SEND, POST_RECV, POST_SRQ_RECV, POLL_CQ,
+ * REQ_NOTIFY_CQ) on a QP in INIT: the kernel's answers for user queues, with
+ * the failed work request reported through bad_wr. */
+static void data_path(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_cq *cq, void *buf,
+		      uint32_t lkey)
+{
+	static struct ibv_sge many[32];
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64, .lkey = lkey };
+	struct ibv_send_wr sw[2], *sbad = NULL;
+	struct ibv_recv_wr rw[2], *rbad = NULL;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+	struct ibv_wc wc[4];
+	int r;
+
+	for (int i = 0; i < 32; i++)
+		many[i] = sge;
+	memset(sw, 0, sizeof(sw));
+	for (int i = 0; i < 2; i++) {
+		sw[i] = (struct ibv_send_wr){ .wr_id = 0x50 + i, .sg_list = &sge, .num_sge = 1,
+					      .opcode = IBV_WR_SEND };
+	}
+	sw[0].next = &sw[1];
+	/* rxe refuses a send before RTS and names the first request. */
+	expect("post_send in INIT", ibv_cmd_post_send(qp, sw, &sbad), EINVAL);
+	expect_bad("post_send bad_wr", bad_index(sbad, sw, sizeof(sw[0]), 2), 0);
+
+	/* rxe takes no receive through the kernel on a user QP (EOPNOTSUPP for
+	 * the first request), before it could see that the second has more SGEs
+	 * than the queue takes. */
+	rw[0] = (struct ibv_recv_wr){ .wr_id = 0x60, .next = &rw[1], .sg_list = &sge,
+				      .num_sge = 1 };
+	rw[1] = (struct ibv_recv_wr){ .wr_id = 0x61, .sg_list = many, .num_sge = 32 };
+	expect("post_recv", ibv_cmd_post_recv(qp, rw, &rbad), EOPNOTSUPP);
+	expect_bad("post_recv bad_wr", bad_index(rbad, rw, sizeof(rw[0]), 2), 0);
+
+	CHECK(srq != NULL, "create srq: errno %d", errno);
+	if (srq) {
+		rbad = NULL;
+		rw[0] = rw[1];
+		expect("post_srq_recv", ibv_cmd_post_srq_recv(srq, rw, &rbad), EOPNOTSUPP);
+		expect_bad("post_srq_recv bad_wr", bad_index(rbad, rw, sizeof(rw[0]), 1), 0);
+		CHECK(ibv_destroy_srq(srq) == 0, "destroy srq");
+	}
+
+	/* Connected to itself and in RTS, the QP's send through the kernel is
+	 * taken: rxe only runs its requester on the user ring, which is empty,
+	 * so the request itself makes no completion. */
+	{
+		struct dp d = { .ctx = qp->context, .type = IBV_QPT_RC };
+
+		dp_gid(qp->context, &d.gid);
+		r = dp_connect(&d, qp, qp->qp_num, 7);
+		ctest_impl_line("connect to itself: %d", r);
+		CHECK(ctest_ours_dp() || r == 0, "connect: %d", r);
+		sbad = NULL;
+		expect("post_send in RTS", ibv_cmd_post_send(qp, sw, &sbad), 0);
+		expect_bad("post_send RTS bad_wr", bad_index(sbad, sw, sizeof(sw[0]), 2), -1);
+		r = ibv_poll_cq(cq, 4, wc);
+		printf("completions after the kernel's send: %d\n", r);
+		CHECK(r == 0, "completions: %d", r);
+	}
+
+	/* rxe polls no user CQ through the kernel: -1 with errno EOPNOTSUPP. */
+	errno = 0;
+	r = ibv_cmd_poll_cq(cq, 4, wc);
+	expect("poll_cq errno", r == -1 ? errno : 1000 + r, EOPNOTSUPP);
+	errno = 0;
+	r = ibv_cmd_poll_cq(cq, 0, wc);
+	expect("poll_cq ne 0 errno", r == -1 ? errno : 1000 + r, EOPNOTSUPP);
+	/* rdma-core cannot size a negative response: -1 everywhere. */
+	expect_args("poll_cq ne -1", ibv_cmd_poll_cq(cq, -1, wc), -1);
+	expect("req_notify_cq", ibv_cmd_req_notify_cq(cq, 0), 0);
+	expect("req_notify_cq solicited", ibv_cmd_req_notify_cq(cq, 1), 0);
 }
 
 static void clear(void)
@@ -238,6 +338,7 @@ int main(void)
 				      a.qp_state == IBV_QPS_INIT,
 			      "state %d", a.qp_state);
 		}
+		data_path(pd, qp, cq, buf, mr->lkey);
 		a.rate_limit = 10;
 		expect_args("modify_qp_ex rate_limit short cmd",
 		       ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_RATE_LIMIT, cmd, 136, resp, 8), EINVAL);

@@ -11,6 +11,7 @@ use crate::abi::*;
 use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::with_uverbs;
 use crate::uverbs::Pod;
+
 use crate::uverbs::cq::Wc;
 use crate::uverbs::post::{PostRecv, PostResult, PostSend, PostSrqRecv, RecvWr, SendWr, Sge};
 use std::ffi::c_int;
@@ -158,6 +159,26 @@ fn recv_record(w: &ibv_recv_wr) -> Result<Vec<u8>> {
     Ok(r.as_bytes().to_vec())
 }
 
+/// Marshals `wr` with `rec` and sends it on `ctx` with `send` (given the
+/// payload and the WR and SGE counts); reports the failed WR at `bad_wr`.
+///
+/// # Safety
+/// As [`marshal`] and [`report`]; `ctx` is the queue's context.
+unsafe fn post<W: Node>(
+    ctx: *mut ibv_context,
+    wr: *mut W,
+    bad_wr: *mut *mut W,
+    wqe: usize,
+    rec: impl FnMut(&W) -> Result<Vec<u8>>,
+    send: impl FnOnce(&crate::uverbs::Uverbs, &[u8], u32, u32) -> PostResult,
+) -> Result<()> {
+    // SAFETY: the caller's list.
+    let (wrs, wr_count, sge_count) = unsafe { marshal(wr, wqe, rec)? };
+    let r = with_uverbs(ctx, |u| Ok(send(u, &wrs, wr_count, sge_count)))?;
+    // SAFETY: the caller's list and out pointer.
+    unsafe { report(wr, bad_wr, r) }
+}
+
 pub unsafe fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
@@ -167,18 +188,27 @@ pub unsafe fn post_send(
     let q = unsafe { qp.as_ref() }.ok_or(Errno::EINVAL)?;
     let ud = q.qp_type == ibv_qp_type::IBV_QPT_UD;
     let wqe = size_of::<SendWr>();
-    // SAFETY: the caller's list.
-    let (wrs, wr_count, sge_count) = unsafe { marshal(wr, wqe, |w| send_record(w, ud))? };
-    let req = PostSend {
-        qp_handle: q.handle,
-        wr_count,
-        sge_count,
-        wqe_size: wqe as u32,
-        ..Default::default()
-    };
-    let r = with_uverbs(q.context, |u| Ok(u.post_send(&req, &wrs)))?;
+    let rec = |w: &ibv_send_wr| send_record(w, ud);
     // SAFETY: the caller's list and out pointer.
-    unsafe { report(wr, bad_wr, r) }
+    unsafe {
+        post(
+            q.context,
+            wr,
+            bad_wr,
+            wqe,
+            rec,
+            |u, wrs, wr_count, sge_count| {
+                let req = PostSend {
+                    qp_handle: q.handle,
+                    wr_count,
+                    sge_count,
+                    wqe_size: wqe as u32,
+                    ..Default::default()
+                };
+                u.post_send(&req, wrs)
+            },
+        )
+    }
 }
 
 pub unsafe fn post_recv(
@@ -188,19 +218,8 @@ pub unsafe fn post_recv(
 ) -> Result<()> {
     // SAFETY: a QP of the plugin.
     let q = unsafe { qp.as_ref() }.ok_or(Errno::EINVAL)?;
-    let wqe = size_of::<RecvWr>();
-    // SAFETY: the caller's list.
-    let (wrs, wr_count, sge_count) = unsafe { marshal(wr, wqe, recv_record)? };
-    let req = PostRecv {
-        qp_handle: q.handle,
-        wr_count,
-        sge_count,
-        wqe_size: wqe as u32,
-        ..Default::default()
-    };
-    let r = with_uverbs(q.context, |u| Ok(u.post_recv(&req, &wrs)))?;
     // SAFETY: the caller's list and out pointer.
-    unsafe { report(wr, bad_wr, r) }
+    unsafe { post_recv_to(q.context, q.handle, false, wr, bad_wr) }
 }
 
 pub unsafe fn post_srq_recv(
@@ -210,19 +229,48 @@ pub unsafe fn post_srq_recv(
 ) -> Result<()> {
     // SAFETY: an SRQ of the plugin.
     let s = unsafe { srq.as_ref() }.ok_or(Errno::EINVAL)?;
-    let wqe = size_of::<RecvWr>();
-    // SAFETY: the caller's list.
-    let (wrs, wr_count, sge_count) = unsafe { marshal(wr, wqe, recv_record)? };
-    let req = PostSrqRecv {
-        srq_handle: s.handle,
-        wr_count,
-        sge_count,
-        wqe_size: wqe as u32,
-        ..Default::default()
-    };
-    let r = with_uverbs(s.context, |u| Ok(u.post_srq_recv(&req, &wrs)))?;
     // SAFETY: the caller's list and out pointer.
-    unsafe { report(wr, bad_wr, r) }
+    unsafe { post_recv_to(s.context, s.handle, true, wr, bad_wr) }
+}
+
+/// POST_RECV to a QP's receive queue or POST_SRQ_RECV to an SRQ: the same
+/// core struct but for the handle's name.
+///
+/// # Safety
+/// As [`post`].
+unsafe fn post_recv_to(
+    ctx: *mut ibv_context,
+    handle: u32,
+    srq: bool,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> Result<()> {
+    let wqe = size_of::<RecvWr>();
+    // SAFETY: per the contract.
+    unsafe {
+        post(
+            ctx,
+            wr,
+            bad_wr,
+            wqe,
+            recv_record,
+            |u, wrs, wr_count, sge_count| {
+                let req = PostRecv {
+                    qp_handle: handle,
+                    wr_count,
+                    sge_count,
+                    wqe_size: wqe as u32,
+                    ..Default::default()
+                };
+                if srq {
+                    let req = PostSrqRecv::from_prefix(req.as_bytes());
+                    u.post_srq_recv(&req, wrs)
+                } else {
+                    u.post_recv(&req, wrs)
+                }
+            },
+        )
+    }
 }
 
 /// The fields of an `ibv_wc` that rdma-core copies from an `ib_uverbs_wc`.
