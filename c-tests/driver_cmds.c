@@ -42,6 +42,12 @@ int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_create_wq(struct ibv_context *ctx, struct ibv_wq_init_attr *attr, struct ibv_wq *wq,
+		      void *cmd, size_t cmd_size, void *resp, size_t resp_size);
+int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr, void *cmd, size_t cmd_size);
+int ibv_cmd_destroy_wq(struct ibv_wq *wq);
+int ibv_cmd_create_rwq_ind_table(struct ibv_context *ctx, struct ibv_rwq_ind_table_init_attr *attr,
+				 struct ibv_rwq_ind_table *t, void *resp, size_t resp_size);
 
 /* struct ibv_command_buffer with room for two attributes (cmd_ioctl.h). */
 struct attr {
@@ -343,6 +349,42 @@ int main(void)
 		expect_args("modify_qp_ex rate_limit short cmd",
 		       ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_RATE_LIMIT, cmd, 136, resp, 8), EINVAL);
 		CHECK(ibv_destroy_qp(qp) == 0, "destroy qp");
+	}
+
+	/* WQs and RSS tables: rxe has none, so the kernel refuses each. */
+	clear();
+	{
+		struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 4, .max_sge = 1,
+					       .pd = pd, .cq = cq };
+		struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY };
+		struct ibv_wq *wq = (void *)obj;
+		struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 0, .ind_tbl = &wq };
+		struct ibv_rwq_ind_table t;
+
+		/* struct ibv_create_wq: headers 24 + core 40; response 24. */
+		expect("create_wq", ibv_cmd_create_wq(ctx, &wa, wq, cmd, 64, resp, 24), EOPNOTSUPP);
+		wa.comp_mask = IBV_WQ_INIT_ATTR_RESERVED;
+		expect_args("create_wq reserved", ibv_cmd_create_wq(ctx, &wa, wq, cmd, 64, resp, 24),
+			    EINVAL);
+		wa.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
+		wa.create_flags = IBV_WQ_FLAGS_RESERVED;
+		expect_args("create_wq reserved flag",
+			    ibv_cmd_create_wq(ctx, &wa, wq, cmd, 64, resp, 24), EOPNOTSUPP);
+		/* A WQ the kernel never made, on this context. */
+		clear();
+		wq->context = ctx;
+		wq->handle = 0x1234;
+		/* struct ibv_modify_wq: headers 24 + core 24. */
+		expect("modify_wq", ibv_cmd_modify_wq(wq, &ma, cmd, 48), EOPNOTSUPP);
+		ma.attr_mask = IBV_WQ_ATTR_RESERVED;
+		expect_args("modify_wq reserved", ibv_cmd_modify_wq(wq, &ma, cmd, 48), EINVAL);
+		expect("destroy_wq", ibv_cmd_destroy_wq(wq), EOPNOTSUPP);
+		memset(&t, 0, sizeof(t));
+		expect("create_rwq_ind_table", ibv_cmd_create_rwq_ind_table(ctx, &ta, &t, resp, 16),
+		       EOPNOTSUPP);
+		ta.comp_mask = IBV_CREATE_IND_TABLE_RESERVED;
+		expect_args("create_rwq_ind_table reserved",
+			    ibv_cmd_create_rwq_ind_table(ctx, &ta, &t, resp, 16), EINVAL);
 	}
 
 	CHECK(ibv_dereg_mr(mr) == 0, "dereg mr");

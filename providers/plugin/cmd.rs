@@ -31,6 +31,7 @@ pub mod flow;
 pub mod mr;
 pub mod post;
 pub mod qp_ex;
+pub mod wq;
 pub mod xrc;
 
 /// verbs_is_destroy_err: after a device was disassociated, a destroy's EIO

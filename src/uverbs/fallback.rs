@@ -26,6 +26,8 @@ pub enum Verb {
     DeallocMw,
     DeregMr,
     CloseXrcd,
+    CreateWq,
+    DestroyWq,
 }
 
 /// What to do after trying the ioctl method.

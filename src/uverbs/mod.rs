@@ -28,6 +28,7 @@ pub mod post;
 pub mod qp;
 pub mod rxe;
 pub mod srq;
+pub mod wq;
 pub mod xrcd;
 
 use std::fs::OpenOptions;

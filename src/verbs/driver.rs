@@ -8,7 +8,7 @@ use crate::abi::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, post, qp_ex, xrc};
+use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, post, qp_ex, wq, xrc};
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
@@ -25,12 +25,9 @@ macro_rules! driver_api {
     )*};
 }
 
-// Not hosted yet: creating flow rules, ESP flow actions, WQs and RSS
-// tables, destroying and modifying WQs.
+// Not hosted yet: creating flow rules and ESP flow actions.
 driver_api!(errno
-    ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_create_rwq_ind_table,
-    ibv_cmd_create_wq, ibv_cmd_destroy_wq,
-    ibv_cmd_modify_flow_action_esp, ibv_cmd_modify_wq,
+    ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_modify_flow_action_esp,
 );
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
@@ -276,6 +273,10 @@ cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut v
 cmd_api!(ibv_cmd_post_send => post::post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr));
 cmd_api!(ibv_cmd_post_recv => post::post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
 cmd_api!(ibv_cmd_post_srq_recv => post::post_srq_recv(srq: *mut ibv_srq, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
+cmd_api!(ibv_cmd_create_wq => wq::create_wq(context: *mut ibv_context, wq_init_attr: *mut ibv_wq_init_attr, wq: *mut ibv_wq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_modify_wq => wq::modify_wq(wq: *mut ibv_wq, attr: *mut ibv_wq_attr, cmd: *mut c_void, cmd_size: usize));
+cmd_api!(ibv_cmd_destroy_wq => wq::destroy_wq(wq: *mut ibv_wq));
+cmd_api!(ibv_cmd_create_rwq_ind_table => wq::create_rwq_ind_table(context: *mut ibv_context, init_attr: *mut ibv_rwq_ind_table_init_attr, rwq_ind_table: *mut ibv_rwq_ind_table, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 /// The number of completions, or -1 with errno (as rdma-core 44).

@@ -1,0 +1,195 @@
+//! Work queues and RSS indirection tables, as rdma-core 44's cmd_wq.c and
+//! cmd.c send them: ibv_cmd_create_wq (the WQ_CREATE method, the extended
+//! write() on kernels without it), ibv_cmd_modify_wq, ibv_cmd_destroy_wq and
+//! ibv_cmd_create_rwq_ind_table (extended write() commands).
+
+use super::{EX_HDR, destroy_result, drv, drv_in, put_resp};
+use crate::abi::*;
+use crate::entry::{Errno, Result};
+use crate::providers::plugin::context::{context_of, with_uverbs};
+use crate::uverbs::wq::{CreateRwqIndTableResp, CreateWq, CreateWqResp, ModifyWq};
+use std::ffi::{c_int, c_void};
+
+/// The largest table the kernel takes (IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE);
+/// rdma-core sends larger ones, which the kernel refuses with EINVAL.
+const MAX_LOG_TBL: u32 = 0x0d;
+
+/// The CREATE_WQ core request and the flags the ioctl method carries (only
+/// with IBV_WQ_INIT_ATTR_FLAGS; the write() command takes `create_flags` as
+/// given, as rdma-core 44 sends it).
+fn create_wq_req(a: &ibv_wq_init_attr, user_handle: u64) -> Result<(CreateWq, u32)> {
+    if a.comp_mask >= IBV_WQ_INIT_ATTR_RESERVED {
+        return Err(Errno::EINVAL);
+    }
+    let mut flags = 0;
+    if a.comp_mask & IBV_WQ_INIT_ATTR_FLAGS != 0 {
+        if a.create_flags & !(IBV_WQ_FLAGS_RESERVED - 1) != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        flags = a.create_flags;
+    }
+    // SAFETY: the caller's PD and CQ (rdma-core reads their handles unchecked).
+    let (pd, cq) = unsafe { (a.pd.as_ref(), a.cq.as_ref()) };
+    let (pd, cq) = pd.zip(cq).ok_or(Errno::EINVAL)?;
+    let req = CreateWq {
+        wq_type: a.wq_type.0,
+        user_handle,
+        pd_handle: pd.handle,
+        cq_handle: cq.handle,
+        max_wr: a.max_wr,
+        max_sge: a.max_sge,
+        create_flags: a.create_flags,
+        ..Default::default()
+    };
+    Ok((req, flags))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn create_wq(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_wq_init_attr,
+    wq: *mut ibv_wq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: the caller's attributes and new WQ.
+    let (a, w) = unsafe { (attr.as_mut(), wq.as_mut()) };
+    let (a, w) = a.zip(w).ok_or(Errno::EINVAL)?;
+    let (req, ioctl_flags) = create_wq_req(a, wq as u64)?;
+    w.context = ctx;
+    w.cq = a.cq;
+    w.pd = a.pd;
+    w.wq_type = a.wq_type;
+    let fd = context_of(ctx)
+        .ok()
+        .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd));
+    let core = size_of::<CreateWqResp>();
+    // SAFETY: the plugin's buffers (struct ibv_create_wq: both headers, the
+    // core request, its driver data) of the given sizes.
+    let (di, dout) = unsafe {
+        drv(
+            cmd,
+            cmd_size,
+            EX_HDR - super::HDR + size_of::<CreateWq>(),
+            resp,
+            resp_size,
+            core,
+        )
+    };
+    let r = with_uverbs(ctx, |u| u.create_wq(&req, ioctl_flags, fd, di, dout))?;
+    w.handle = r.wq_handle;
+    w.wq_num = r.wqn;
+    a.max_wr = r.max_wr;
+    a.max_sge = r.max_sge;
+    // SAFETY: the plugin's response buffer.
+    unsafe { put_resp(resp, resp_size, &r) };
+    Ok(())
+}
+
+/// The MODIFY_WQ request for `a` on `wq_handle`.
+fn modify_wq_req(a: &ibv_wq_attr, wq_handle: u32) -> Result<ModifyWq> {
+    if a.attr_mask >= IBV_WQ_ATTR_RESERVED {
+        return Err(Errno::EINVAL);
+    }
+    let mut req = ModifyWq {
+        attr_mask: a.attr_mask,
+        wq_handle,
+        wq_state: a.wq_state.0,
+        curr_wq_state: a.curr_wq_state.0,
+        ..Default::default()
+    };
+    if a.attr_mask & IBV_WQ_ATTR_FLAGS != 0 {
+        if a.flags_mask & !(IBV_WQ_FLAGS_RESERVED - 1) != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        req.flags = a.flags;
+        req.flags_mask = a.flags_mask;
+    }
+    Ok(req)
+}
+
+pub unsafe fn modify_wq(
+    wq: *mut ibv_wq,
+    attr: *mut ibv_wq_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: the plugin's WQ and the caller's attributes.
+    let (a, w) = unsafe { (attr.as_ref(), wq.as_mut()) };
+    let (a, w) = a.zip(w).ok_or(Errno::EINVAL)?;
+    let req = modify_wq_req(a, w.handle)?;
+    // SAFETY: the plugin's buffer (struct ibv_modify_wq: both headers, core, its data).
+    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - super::HDR + size_of::<ModifyWq>()) };
+    with_uverbs(w.context, |u| u.modify_wq(&req, di))?;
+    if a.attr_mask & IBV_WQ_ATTR_STATE != 0 {
+        w.state = a.wq_state;
+    }
+    Ok(())
+}
+
+/// ibv_cmd_destroy_wq. rdma-core then waits for the WQ's async events to be
+/// acknowledged; our ibv_ack_async_event does not count WQ events yet, so
+/// this does not wait (it would never return after a WQ_FATAL).
+pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> Result<()> {
+    // SAFETY: the plugin's WQ.
+    let w = unsafe { wq.as_ref() }.ok_or(Errno::EINVAL)?;
+    destroy_result(with_uverbs(w.context, |u| u.destroy_wq(w.handle).map(drop)))
+}
+
+/// The table's WQ handles, in a payload padded to 8 bytes as rdma-core sends it.
+///
+/// # Safety
+/// `tbl` is NULL or holds `2^log` WQ pointers of the caller.
+unsafe fn table_handles(log: u32, tbl: *mut *mut ibv_wq) -> Result<Vec<u8>> {
+    if log > MAX_LOG_TBL || tbl.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let n = 1usize << log;
+    // SAFETY: per the contract.
+    let wqs = unsafe { std::slice::from_raw_parts(tbl, n) };
+    let mut b = Vec::with_capacity((n * 4).next_multiple_of(8));
+    for &w in wqs {
+        // SAFETY: the caller's WQs (rdma-core reads their handles unchecked).
+        let w = unsafe { w.as_ref() }.ok_or(Errno::EINVAL)?;
+        b.extend_from_slice(&w.handle.to_ne_bytes());
+    }
+    b.resize((n * 4).next_multiple_of(8), 0);
+    Ok(b)
+}
+
+pub unsafe fn create_rwq_ind_table(
+    ctx: *mut ibv_context,
+    attr: *mut ibv_rwq_ind_table_init_attr,
+    t: *mut ibv_rwq_ind_table,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: the caller's attributes and new table.
+    let (a, t) = unsafe { (attr.as_ref(), t.as_mut()) };
+    let (a, t) = a.zip(t).ok_or(Errno::EINVAL)?;
+    if a.comp_mask >= IBV_CREATE_IND_TABLE_RESERVED {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the caller's table of 2^log WQs.
+    let handles = unsafe { table_handles(a.log_ind_tbl_size, a.ind_tbl)? };
+    let core = size_of::<CreateRwqIndTableResp>();
+    // SAFETY: the plugin's response buffer of `resp_size` bytes.
+    let (_, dout) = unsafe { drv(std::ptr::null(), 0, 0, resp, resp_size, core) };
+    let r = with_uverbs(ctx, |u| {
+        u.create_rwq_ind_table(a.log_ind_tbl_size, &handles, dout)
+    })?;
+    // SAFETY: the plugin's response buffer.
+    unsafe { put_resp(resp, resp_size, &r) };
+    if (r.response_length as usize) < core {
+        return Err(Errno::EINVAL);
+    }
+    t.ind_tbl_handle = r.ind_tbl_handle as c_int;
+    t.ind_tbl_num = r.ind_tbl_num as c_int;
+    t.context = ctx;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
