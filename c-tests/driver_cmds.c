@@ -42,6 +42,12 @@ int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
+			struct ibv_flow_attr *flow_attr, void *ucmd, size_t ucmd_size);
+int ibv_cmd_create_flow_action_esp(struct ibv_context *ctx, struct ibv_flow_action_esp_attr *attr,
+				   void *flow_action, struct ibv_command_buffer *driver);
+int ibv_cmd_modify_flow_action_esp(void *flow_action, struct ibv_flow_action_esp_attr *attr,
+				   struct ibv_command_buffer *driver);
 int ibv_cmd_create_wq(struct ibv_context *ctx, struct ibv_wq_init_attr *attr, struct ibv_wq *wq,
 		      void *cmd, size_t cmd_size, void *resp, size_t resp_size);
 int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr, void *cmd, size_t cmd_size);
@@ -345,10 +351,49 @@ int main(void)
 			      "state %d", a.qp_state);
 		}
 		data_path(pd, qp, cq, buf, mr->lkey);
+		/* A flow rule (one ETH spec) on the QP: rxe has no flow steering. */
+		{
+			struct {
+				struct ibv_flow_attr attr;
+				struct ibv_flow_spec_eth eth;
+			} fa = { .attr = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof(fa),
+					   .num_of_specs = 1, .port = 1 },
+				 .eth = { .type = IBV_FLOW_SPEC_ETH,
+					  .size = sizeof(struct ibv_flow_spec_eth),
+					  .val.ether_type = 0x0008, .mask.ether_type = 0xffff } };
+
+			clear();
+			expect("create_flow", ibv_cmd_create_flow(qp, (void *)obj, &fa.attr, NULL, 0),
+			       EOPNOTSUPP);
+			/* A spec type rdma-core 44 does not know: refused before the kernel. */
+			fa.eth.type = 0x7777;
+			expect_args("create_flow bad spec",
+				    ibv_cmd_create_flow(qp, (void *)obj, &fa.attr, NULL, 0), EINVAL);
+		}
 		a.rate_limit = 10;
 		expect_args("modify_qp_ex rate_limit short cmd",
 		       ibv_cmd_modify_qp_ex(qp, &a, IBV_QP_RATE_LIMIT, cmd, 136, resp, 8), EINVAL);
 		CHECK(ibv_destroy_qp(qp) == 0, "destroy qp");
+	}
+
+	/* ESP flow actions (ioctl only): rxe has no IPsec offload. */
+	clear();
+	{
+		struct ibv_flow_action_esp esp = { .spi = 0x100, .seq = 1 };
+		uint8_t key[36] = { 1 };
+		struct ibv_flow_action_esp_attr ea = {
+			.esp_attr = &esp, .keymat_proto = IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM,
+			.keymat_len = sizeof(key), .keymat_ptr = key,
+			.comp_mask = IBV_FLOW_ACTION_ESP_MASK_ESN, .esn = 5 };
+		struct { struct ibv_flow_action action; uint32_t handle, type; } *fa = (void *)obj;
+
+		expect("create_flow_action_esp",
+		       ibv_cmd_create_flow_action_esp(ctx, &ea, obj, NULL), EPROTONOSUPPORT);
+		clear();
+		fa->action.context = ctx;
+		fa->handle = 0x1234;
+		expect("modify_flow_action_esp", ibv_cmd_modify_flow_action_esp(obj, &ea, NULL),
+		       EPROTONOSUPPORT);
 	}
 
 	/* WQs and RSS tables: rxe has none, so the kernel refuses each. */

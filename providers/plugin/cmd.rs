@@ -28,6 +28,7 @@ pub mod counters;
 pub mod device;
 pub mod dm;
 pub mod flow;
+pub mod flow_action;
 pub mod mr;
 pub mod post;
 pub mod qp_ex;

@@ -138,6 +138,15 @@ impl Frame {
         (fd >= 0).then(|| self.push(id, 0, fd as i64 as u64))
     }
 
+    /// fill_attr_in_enum's element: which form of the attribute `data` holds.
+    pub fn set_enum(&mut self, s: Slot, elem_id: u8) {
+        // SAFETY: an attribute we pushed.
+        unsafe {
+            (*ibv_command_buffer::attrs(self.ptr()).add(s.0)).attr_data =
+                u16::from_ne_bytes([elem_id, 0])
+        };
+    }
+
     /// attr_optional: an older kernel may ignore it.
     pub fn optional(&mut self, s: Slot) {
         // SAFETY: an attribute we pushed.

@@ -1,10 +1,35 @@
-//! Flow steering rules and RSS indirection tables: their destroy commands
-//! (the ioctl methods, with rdma-core's extended write() fallbacks).
+//! Flow steering rules and RSS indirection tables: CREATE_FLOW (an extended
+//! write() command only) and the destroy commands (the ioctl methods, with
+//! rdma-core's extended write() fallbacks).
 
 use super::Uverbs;
 use super::fallback::Verb;
 use super::ids::*;
 use crate::entry::Result;
+
+kstruct! {
+    /// `struct ib_uverbs_create_flow` with its `ib_uverbs_flow_attr` inline;
+    /// followed by the flow specs (`flow_attr.size` bytes).
+    pub struct CreateFlow = 24 {
+        pub comp_mask: u32,
+        pub qp_handle: u32,
+        pub attr_type: u32,
+        pub size: u16,
+        pub priority: u16,
+        pub num_of_specs: u8,
+        pub reserved: [u8; 2],
+        pub port: u8,
+        pub flags: u32,
+    }
+}
+
+kstruct! {
+    /// `struct ib_uverbs_create_flow_resp`
+    pub struct CreateFlowResp = 8 {
+        pub comp_mask: u32,
+        pub flow_handle: u32,
+    }
+}
 
 kstruct! {
     /// `struct ib_uverbs_destroy_flow`
@@ -22,12 +47,19 @@ kstruct! {
     }
 }
 
+write_ex_cmd!(CreateFlowCmd = IB_USER_VERBS_EX_CMD_CREATE_FLOW(CreateFlow) -> CreateFlowResp);
 write_ex_cmd!(DestroyFlowCmd = IB_USER_VERBS_EX_CMD_DESTROY_FLOW(DestroyFlow) -> ());
 write_ex_cmd!(
     DestroyRwqIndTableCmd = IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL(DestroyRwqIndTable) -> ()
 );
 
 impl Uverbs {
+    /// Creates a flow rule: `core` is a `CreateFlow` and its specs; `drv_in`
+    /// the driver's data.
+    pub fn create_flow(&self, core: &[u8], drv_in: &[u8]) -> Result<CreateFlowResp> {
+        self.write_ex_core::<CreateFlowCmd>(core, drv_in, &mut [])
+    }
+
     /// rdma-core 44 records a kernel without these methods under destroy_ah's
     /// bit; so do we.
     pub fn destroy_flow(&self, flow_handle: u32) -> Result<()> {

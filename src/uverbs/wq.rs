@@ -8,6 +8,7 @@ use super::Uverbs;
 use super::fallback::{Fallback, Verb};
 use super::ids::*;
 use super::ioctl::IoctlCmd;
+use super::pod::Pod;
 use crate::entry::Result;
 
 kstruct! {
@@ -162,7 +163,8 @@ impl Uverbs {
     }
 
     /// Creates an RSS indirection table of `2^log_ind_tbl_size` WQs; `handles`
-    /// is the table's WQ handles, zero-padded to a multiple of 8 bytes.
+    /// is the table's WQ handles, zero-padded to a multiple of 8 bytes (part
+    /// of the core request, which the kernel reads them from).
     pub fn create_rwq_ind_table(
         &self,
         log_ind_tbl_size: u32,
@@ -173,6 +175,7 @@ impl Uverbs {
             comp_mask: 0,
             log_ind_tbl_size,
         };
-        self.write_ex::<CreateRwqIndTableCmd>(&req, handles, drv_out)
+        let core = [req.as_bytes(), handles].concat();
+        self.write_ex_core::<CreateRwqIndTableCmd>(&core, &[], drv_out)
     }
 }

@@ -79,6 +79,7 @@ pub const IB_USER_VERBS_EX_CMD_QUERY_DEVICE: u32 = IB_USER_VERBS_CMD_QUERY_DEVIC
 pub const IB_USER_VERBS_EX_CMD_CREATE_CQ: u32 = IB_USER_VERBS_CMD_CREATE_CQ;
 pub const IB_USER_VERBS_EX_CMD_CREATE_QP: u32 = IB_USER_VERBS_CMD_CREATE_QP;
 pub const IB_USER_VERBS_EX_CMD_MODIFY_QP: u32 = IB_USER_VERBS_CMD_MODIFY_QP;
+pub const IB_USER_VERBS_EX_CMD_CREATE_FLOW: u32 = 50;
 pub const IB_USER_VERBS_EX_CMD_DESTROY_FLOW: u32 = 51;
 pub const IB_USER_VERBS_EX_CMD_CREATE_WQ: u32 = 52;
 pub const IB_USER_VERBS_EX_CMD_MODIFY_WQ: u32 = 53;
@@ -259,18 +260,28 @@ impl Uverbs {
         drv_in: &[u8],
         drv_out: &mut [u8],
     ) -> Result<C::Resp> {
-        let r = self.write_ex_inner::<C>(req, drv_in, drv_out);
+        self.write_ex_core::<C>(req.as_bytes(), drv_in, drv_out)
+    }
+
+    /// As [`Uverbs::write_ex`], for a core request longer than `C::Req`: the
+    /// struct and the array the kernel reads after it (flow specs, WQ handles).
+    pub fn write_ex_core<C: WriteExCmd>(
+        &self,
+        core: &[u8],
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<C::Resp> {
+        let r = self.write_ex_inner::<C>(core, drv_in, drv_out);
         self.trace_write(C::NAME, C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED, &r);
         r
     }
 
     fn write_ex_inner<C: WriteExCmd>(
         &self,
-        req: &C::Req,
+        core: &[u8],
         drv_in: &[u8],
         drv_out: &mut [u8],
     ) -> Result<C::Resp> {
-        let core = req.as_bytes();
         let core_out = size_of::<C::Resp>();
         let (hdr, ex) = ex_hdrs(C::CMD, core.len(), drv_in.len(), core_out, drv_out.len())?;
         if self.ioctl_write() {

@@ -8,27 +8,12 @@ use crate::abi::*;
 use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
-use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, post, qp_ex, wq, xrc};
+use crate::providers::plugin::cmd::{
+    self, counters, device, dm, flow, flow_action, mr, post, qp_ex, wq, xrc,
+};
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::AtomicBool;
-
-/// What this library cannot do yet for a hosted plugin.
-const NO_DRIVERS: Errno = Errno::EOPNOTSUPP;
-
-macro_rules! driver_api {
-    (errno $($name:ident),* $(,)?) => {$(
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $name(_a: usize, _b: usize, _c: usize, _d: usize, _e: usize, _f: usize) -> c_int {
-            entry!(errno, $name() { Err(NO_DRIVERS) })
-        }
-    )*};
-}
-
-// Not hosted yet: creating flow rules and ESP flow actions.
-driver_api!(errno
-    ibv_cmd_create_flow, ibv_cmd_create_flow_action_esp, ibv_cmd_modify_flow_action_esp,
-);
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
 /// driver.h); devices are matched against it when the device list is read.
@@ -277,6 +262,9 @@ cmd_api!(ibv_cmd_create_wq => wq::create_wq(context: *mut ibv_context, wq_init_a
 cmd_api!(ibv_cmd_modify_wq => wq::modify_wq(wq: *mut ibv_wq, attr: *mut ibv_wq_attr, cmd: *mut c_void, cmd_size: usize));
 cmd_api!(ibv_cmd_destroy_wq => wq::destroy_wq(wq: *mut ibv_wq));
 cmd_api!(ibv_cmd_create_rwq_ind_table => wq::create_rwq_ind_table(context: *mut ibv_context, init_attr: *mut ibv_rwq_ind_table_init_attr, rwq_ind_table: *mut ibv_rwq_ind_table, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_flow => flow::create_flow(qp: *mut ibv_qp, flow_id: *mut ibv_flow, flow_attr: *mut ibv_flow_attr, ucmd: *mut c_void, ucmd_size: usize));
+cmd_api!(ibv_cmd_create_flow_action_esp => flow_action::create_flow_action_esp(ctx: *mut ibv_context, attr: *mut ibv_flow_action_esp_attr, flow_action: *mut verbs_flow_action, driver: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_modify_flow_action_esp => flow_action::modify_flow_action_esp(flow_action: *mut verbs_flow_action, attr: *mut ibv_flow_action_esp_attr, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 /// The number of completions, or -1 with errno (as rdma-core 44).
