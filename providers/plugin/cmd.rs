@@ -99,6 +99,46 @@ unsafe fn drv<'a>(
     }
 }
 
+/// A plugin's command and response buffers with their sizes, as driver.h
+/// passes them to every `ibv_cmd_*` with driver data.
+#[derive(Clone, Copy)]
+struct Bufs {
+    cmd: *const c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+}
+
+impl Bufs {
+    fn new(cmd: *const c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Bufs {
+        Bufs {
+            cmd,
+            cmd_size,
+            resp,
+            resp_size,
+        }
+    }
+
+    /// Both driver parts: of the command after `core_in` bytes of core
+    /// request (and the 8-byte header), of the response after `core_out`.
+    ///
+    /// # Safety
+    /// As [`drv`].
+    unsafe fn split<'a>(self, core_in: usize, core_out: usize) -> (&'a [u8], &'a mut [u8]) {
+        // SAFETY: per the contract.
+        unsafe {
+            drv(
+                self.cmd,
+                self.cmd_size,
+                core_in,
+                self.resp,
+                self.resp_size,
+                core_out,
+            )
+        }
+    }
+}
+
 /// Writes the core response into the front of the plugin's buffer.
 ///
 /// # Safety
@@ -361,17 +401,9 @@ pub unsafe fn create_cq(
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            size_of::<crate::uverbs::cq::CreateCq>(),
-            resp,
-            resp_size,
-            core,
-        )
-    };
+    let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
     let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
     // SAFETY: the plugin's new CQ and response buffer.
     unsafe {
@@ -832,17 +864,9 @@ pub unsafe fn create_cq_ex(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            skip,
-            resp,
-            resp_size,
-            size_of::<crate::uverbs::cq::ExCreateCqResp>(),
-        )
-    };
+    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
     let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
     // SAFETY: the plugin's new CQ.
     unsafe {
@@ -900,17 +924,9 @@ pub unsafe fn create_qp_ex2(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::qp::ExCreateQp>() - HDR;
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            skip,
-            resp,
-            resp_size,
-            size_of::<crate::uverbs::qp::ExCreateQpResp>(),
-        )
-    };
+    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::qp::ExCreateQpResp>()) };
     let r = with_uverbs(ctx, |u| u.create_qp_ex(&req, di, dout))?.base;
     set_caps(&mut a.cap, &r);
     let init = init_of(a);

@@ -2,7 +2,7 @@
 //! 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
 //! ibv_cmd_reg_dmabuf_mr.
 
-use super::{drv, put_resp};
+use super::{Bufs, put_resp};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -45,17 +45,9 @@ pub unsafe fn rereg_mr(
         access_flags: access as u32,
         ..Default::default()
     };
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            size_of::<ReregMr>(),
-            resp,
-            resp_size,
-            size_of::<ReregMrResp>(),
-        )
-    };
+    let (di, dout) = unsafe { b.split(size_of::<ReregMr>(), size_of::<ReregMrResp>()) };
     let r = with_uverbs(m.ibv_mr.context, |u| u.rereg_mr(&req, di, dout))?;
     m.ibv_mr.lkey = r.lkey;
     m.ibv_mr.rkey = r.rkey;

@@ -2,7 +2,7 @@
 //! attribute set, XRC included) and ibv_cmd_modify_qp_ex (the extended
 //! MODIFY_QP command, which carries the rate limit).
 
-use super::{EX_HDR, HDR, drv, init_of, init_qp, parts, put_resp, qp_req, set_caps};
+use super::{Bufs, EX_HDR, HDR, init_of, init_qp, parts, put_resp, qp_req, set_caps};
 use crate::abi::*;
 use crate::context::generic;
 use crate::driver_abi::v34::*;
@@ -46,17 +46,9 @@ pub unsafe fn create_qp_ex(
         return Err(Errno::EINVAL);
     };
     let req = qp_req(&init_of(a), vqp as u64, pd_handle)?;
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            size_of::<CreateQp>(),
-            resp,
-            resp_size,
-            size_of::<CreateQpResp>(),
-        )
-    };
+    let (di, dout) = unsafe { b.split(size_of::<CreateQp>(), size_of::<CreateQpResp>()) };
     let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
     set_caps(&mut a.cap, &r);
     let init = init_of(a);
@@ -100,14 +92,11 @@ pub unsafe fn modify_qp_ex(
         rate_limit: if rate { a.rate_limit } else { 0 },
         ..Default::default()
     };
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
+        b.split(
             EX_HDR - HDR + size_of::<ExModifyQp>(),
-            resp,
-            resp_size,
             size_of::<ExModifyQpResp>(),
         )
     };

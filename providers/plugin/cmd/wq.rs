@@ -3,7 +3,7 @@
 //! write() on kernels without it), ibv_cmd_modify_wq, ibv_cmd_destroy_wq and
 //! ibv_cmd_create_rwq_ind_table (extended write() commands).
 
-use super::{EX_HDR, destroy_result, drv, drv_in, put_resp};
+use super::{Bufs, EX_HDR, destroy_result, drv, drv_in, put_resp};
 use crate::abi::*;
 use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::{context_of, with_uverbs};
@@ -66,18 +66,10 @@ pub unsafe fn create_wq(
         .ok()
         .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd));
     let core = size_of::<CreateWqResp>();
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers (struct ibv_create_wq: both headers, the
     // core request, its driver data) of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            EX_HDR - super::HDR + size_of::<CreateWq>(),
-            resp,
-            resp_size,
-            core,
-        )
-    };
+    let (di, dout) = unsafe { b.split(EX_HDR - super::HDR + size_of::<CreateWq>(), core) };
     let r = with_uverbs(ctx, |u| u.create_wq(&req, ioctl_flags, fd, di, dout))?;
     w.handle = r.wq_handle;
     w.wq_num = r.wqn;

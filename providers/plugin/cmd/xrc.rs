@@ -4,7 +4,7 @@
 //! (they have no other), the SRQ_CREATE ioctl method with its write()
 //! fallback, CLOSE_XRCD's ioctl method with its fallback.
 
-use super::{drv, put_resp};
+use super::{Bufs, drv, put_resp};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -151,17 +151,9 @@ pub unsafe fn create_srq_ex(
     // SAFETY: the objects the attributes name are the caller's.
     let req = unsafe { xsrq_req(a, vsrq as u64)? };
     let core = size_of::<CreateSrqResp>();
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            size_of::<CreateXsrq>(),
-            resp,
-            resp_size,
-            core,
-        )
-    };
+    let (di, dout) = unsafe { b.split(size_of::<CreateXsrq>(), core) };
     // SAFETY: the plugin's new SRQ.
     let v = unsafe { vsrq.as_mut() }.ok_or(Errno::EINVAL)?;
     // SAFETY: the plugin's context (the kernel checks the fd).
@@ -214,17 +206,9 @@ pub unsafe fn open_qp(
         qp_type: a.qp_type.0 as u8,
         ..Default::default()
     };
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe {
-        drv(
-            cmd,
-            cmd_size,
-            size_of::<OpenQp>(),
-            resp,
-            resp_size,
-            size_of::<CreateQpResp>(),
-        )
-    };
+    let (di, dout) = unsafe { b.split(size_of::<OpenQp>(), size_of::<CreateQpResp>()) };
     let r = with_uverbs(ctx, |u| u.open_qp(&req, di, dout))?;
     // SAFETY: the plugin's new QP, of `vqp_size` bytes; its response buffer.
     unsafe {
