@@ -125,7 +125,8 @@ fn create_common(
     // rdma-core reads both CQs (it crashes on NULL); we check them.
     let send_cq = same_ctx(ctx, a.send_cq)?;
     let xrc_send = a.qp_type == ibv_qp_type::IBV_QPT_XRC_SEND;
-    let recv_cq = if xrc_send && a.recv_cq.is_null() {
+    // One CQ for both queues (the common case): one registry lookup.
+    let recv_cq = if (xrc_send && a.recv_cq.is_null()) || a.recv_cq == a.send_cq {
         send_cq.clone()
     } else {
         same_ctx(ctx, a.recv_cq)?

@@ -11,7 +11,7 @@ use super::{Kind, KindOf, Obj};
 use crate::abi::*;
 use crate::entry::{Errno, Result};
 use crate::object;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Event counts of one object: completion events (CQs only) and async events.
@@ -22,43 +22,79 @@ pub struct EventCounts {
 }
 
 /// What has been acknowledged for an object, and whether a destroy is under way.
+///
+/// Two atomic counters per object; the rare wait (a destroy that finds events
+/// not yet acknowledged) goes through one lock and condition variable shared
+/// by all objects, so an object carries no mutex or condvar of its own.
 #[derive(Default)]
 pub struct Events {
-    acked: Mutex<EventCounts>,
-    cv: Condvar,
+    comp: AtomicU32,
+    async_: AtomicU32,
     destroying: AtomicBool,
 }
 
+/// Destroys waiting for acknowledgements (any object's), and what they wait on.
+static WAITERS: AtomicUsize = AtomicUsize::new(0);
+static WAIT_LOCK: Mutex<()> = Mutex::new(());
+static WAIT_CV: Condvar = Condvar::new();
+
 impl Events {
-    fn ack(&self, n: u32, pick: fn(&mut EventCounts) -> &mut u32, mirror: impl FnOnce(u32)) {
-        let mut g = self.acked.lock().unwrap_or_else(|p| p.into_inner());
-        let v = pick(&mut g);
-        *v = v.wrapping_add(n);
-        mirror(*v);
-        self.cv.notify_all();
+    /// Adds `n` to `counter`, then hands the total to `mirror` until it
+    /// stays put: of concurrent acknowledgements the last mirror call sees
+    /// the final total (the counter and `mirror`'s store are SeqCst).
+    fn ack(counter: &AtomicU32, n: u32, mirror: impl Fn(u32)) {
+        counter.fetch_add(n, Ordering::SeqCst);
+        let mut v = counter.load(Ordering::SeqCst);
+        loop {
+            mirror(v);
+            let now = counter.load(Ordering::SeqCst);
+            if now == v {
+                break;
+            }
+            v = now;
+        }
+        // Pairs with `wait_acked`: either its check sees our count, or we see
+        // it waiting and wake it under the lock it sleeps on.
+        if WAITERS.load(Ordering::SeqCst) != 0 {
+            drop(WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner()));
+            WAIT_CV.notify_all();
+        }
     }
 
     /// Adds `n` acknowledged completion events; `mirror` gets the new total
-    /// (called under the lock, to copy it into the C struct).
-    pub fn ack_comp(&self, n: u32, mirror: impl FnOnce(u32)) {
-        self.ack(n, |c| &mut c.comp, mirror)
+    /// (to store it, SeqCst, into the C struct).
+    pub fn ack_comp(&self, n: u32, mirror: impl Fn(u32)) {
+        Self::ack(&self.comp, n, mirror)
     }
 
     /// Adds `n` acknowledged async events; as [`Events::ack_comp`].
-    pub fn ack_async(&self, n: u32, mirror: impl FnOnce(u32)) {
-        self.ack(n, |c| &mut c.async_, mirror)
+    pub fn ack_async(&self, n: u32, mirror: impl Fn(u32)) {
+        Self::ack(&self.async_, n, mirror)
     }
 
     pub fn acked(&self) -> EventCounts {
-        *self.acked.lock().unwrap_or_else(|p| p.into_inner())
+        EventCounts {
+            comp: self.comp.load(Ordering::SeqCst),
+            async_: self.async_.load(Ordering::SeqCst),
+        }
+    }
+
+    fn covers(&self, reported: EventCounts) -> bool {
+        let a = self.acked();
+        a.comp >= reported.comp && a.async_ >= reported.async_
     }
 
     /// Blocks until at least `reported` events of each kind are acknowledged.
     pub fn wait_acked(&self, reported: EventCounts) {
-        let mut g = self.acked.lock().unwrap_or_else(|p| p.into_inner());
-        while g.comp < reported.comp || g.async_ < reported.async_ {
-            g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
+        if self.covers(reported) {
+            return;
         }
+        let mut g = WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        WAITERS.fetch_add(1, Ordering::SeqCst);
+        while !self.covers(reported) {
+            g = WAIT_CV.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        WAITERS.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Claims the object for destruction: EINVAL if another destroy has it.
@@ -73,6 +109,16 @@ impl Events {
     pub fn release_destroy(&self) {
         self.destroying.store(false, Ordering::Release);
     }
+}
+
+/// Stores an acknowledgement total into a counter field of the C struct
+/// which the core owns (C reads it unsynchronised, as with rdma-core).
+///
+/// # Safety
+/// `f` is an aligned u32 field of a live C struct, only written atomically.
+unsafe fn store_total(f: *mut u32, t: u32) {
+    // SAFETY: the caller's promise.
+    unsafe { AtomicU32::from_ptr(f) }.store(t, Ordering::SeqCst);
 }
 
 /// Destroys the object C knows as `p`: `kernel` destroys it in the kernel and
@@ -104,11 +150,10 @@ impl<O> Obj<O> {
     /// `ibv_ack_cq_events`.
     pub fn ack_comp_events(&self, n: u32) {
         let c = self.c::<ibv_cq>();
-        // SAFETY: a field of the live CQ's C struct which the core owns,
-        // written under the events lock (C reads it unsynchronised, as with
-        // rdma-core).
-        self.events
-            .ack_comp(n, |t| unsafe { (*c).comp_events_completed = t });
+        // SAFETY: a u32 field of the live CQ's C struct which the core owns.
+        self.events.ack_comp(n, |t| unsafe {
+            store_total(&raw mut (*c).comp_events_completed, t)
+        });
     }
 
     /// `ibv_ack_async_event` for a CQ, QP or SRQ event.
@@ -117,9 +162,9 @@ impl<O> Obj<O> {
         // SAFETY: as in ack_comp_events, for the kind's events_completed.
         self.events.ack_async(1, |t| unsafe {
             match self.kind() {
-                Kind::Cq => (*p.cast::<ibv_cq>()).async_events_completed = t,
-                Kind::Qp => (*p.cast::<ibv_qp>()).events_completed = t,
-                Kind::Srq => (*p.cast::<ibv_srq>()).events_completed = t,
+                Kind::Cq => store_total(&raw mut (*p.cast::<ibv_cq>()).async_events_completed, t),
+                Kind::Qp => store_total(&raw mut (*p.cast::<ibv_qp>()).events_completed, t),
+                Kind::Srq => store_total(&raw mut (*p.cast::<ibv_srq>()).events_completed, t),
                 _ => {}
             }
         });
@@ -166,9 +211,9 @@ mod tests {
         });
         ev.wait_acked(EventCounts { comp: 2, async_: 1 });
         t.join().unwrap();
-        let mut seen = 0;
-        ev.ack_comp(3, |t| seen = t);
-        assert_eq!(seen, 5);
+        let seen = AtomicU32::new(0);
+        ev.ack_comp(3, |t| seen.store(t, Ordering::SeqCst));
+        assert_eq!(seen.load(Ordering::SeqCst), 5);
         assert_eq!(ev.acked(), EventCounts { comp: 5, async_: 1 });
     }
 }

@@ -3,6 +3,7 @@
 #![allow(unsafe_code)]
 
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 use super::ioctl_hdr::{IoctlAttr, IoctlHdr};
@@ -51,11 +52,13 @@ pub struct AttrBuf<'a> {
 }
 
 // The kernel reads the header and the attributes as one block, and writes
-// its output (handles, fds, flags) back into the attributes in place.
+// its output (handles, fds, flags) back into the attributes in place. Only
+// the first `len` attributes are initialised (and only those reach the
+// kernel, `hdr.num_attrs`): no 512-byte memset per command.
 #[repr(C)]
 struct Wire {
     hdr: IoctlHdr,
-    attrs: [IoctlAttr; MAX_ATTRS],
+    attrs: [MaybeUninit<IoctlAttr>; MAX_ATTRS],
 }
 
 impl<'a> AttrBuf<'a> {
@@ -68,7 +71,7 @@ impl<'a> AttrBuf<'a> {
                     method_id,
                     ..IoctlHdr::default()
                 },
-                attrs: [IoctlAttr::default(); MAX_ATTRS],
+                attrs: [MaybeUninit::uninit(); MAX_ATTRS],
             },
             len: 0,
             overflow: false,
@@ -81,7 +84,7 @@ impl<'a> AttrBuf<'a> {
             self.overflow = true;
             return MAX_ATTRS - 1;
         }
-        self.wire.attrs[self.len] = attr;
+        self.wire.attrs[self.len].write(attr);
         self.len += 1;
         self.len - 1
     }
@@ -124,13 +127,17 @@ impl<'a> AttrBuf<'a> {
     }
 
     pub fn attrs(&self) -> &[IoctlAttr] {
-        &self.wire.attrs[..self.len]
+        let init = &self.wire.attrs[..self.len];
+        // SAFETY: `push` initialised the first `len` attributes, and
+        // MaybeUninit<IoctlAttr> has IoctlAttr's layout.
+        unsafe { &*(init as *const [MaybeUninit<IoctlAttr>] as *const [IoctlAttr]) }
     }
 
     /// Changes flags only: the address and length that the invariant is about stay.
     pub fn set_flags(&mut self, idx: usize, flags: u16) {
         if idx < self.len {
-            self.wire.attrs[idx].flags = flags;
+            // SAFETY: attributes below `len` are initialised (`push`).
+            unsafe { self.wire.attrs[idx].assume_init_mut().flags = flags };
         }
     }
 
