@@ -62,8 +62,8 @@ pub struct Slab<T: 'static> {
     tag: u64,
     /// Start of the reserved range; 0 until the first slot is taken.
     base: AtomicUsize,
-    /// Bytes from `base` that hold slots (committed, zero-filled); the
-    /// data-path check accepts offsets below it. Grows, never shrinks.
+    /// Slots from `base` (committed, zero-filled); the data-path check
+    /// accepts the indices below it. Grows, never shrinks.
     len: AtomicUsize,
     /// Free slots (addresses) and the reservation's size; serialises growth.
     free: Mutex<Free>,
@@ -106,8 +106,8 @@ impl<T: Send + Sync + 'static> Slab<T> {
     }
 
     /// The slot whose object is at `p`, if `p` is exactly such an address in
-    /// our committed range: one range compare and one multiple test. Pure
-    /// address arithmetic: reads no memory at `p`.
+    /// our committed range: one multiplication and one compare (see
+    /// [`slot_index`]). Pure address arithmetic: reads no memory at `p`.
     #[inline(always)]
     fn slot_of(&self, p: *const c_void) -> Option<&Slot<T>> {
         // `len` first: a non-zero length was published after `base`.
@@ -116,11 +116,16 @@ impl<T: Send + Sync + 'static> Slab<T> {
         let off = (p as usize)
             .wrapping_sub(Self::val_off())
             .wrapping_sub(base);
-        if off >= len || !multiple_of_slot::<T>(off) {
+        if slot_index::<T>(off) >= len {
             return None;
         }
-        // SAFETY: a slot of our committed range, which is never released.
-        Some(unsafe { &*((base + off) as *const Slot<T>) })
+        let s = (base + off) as *const Slot<T>;
+        // SAFETY: a slot of our committed range, which is never released
+        // (hence not NULL: the hint spares the caller's Option a test).
+        unsafe {
+            std::hint::assert_unchecked(!s.is_null());
+            Some(&*s)
+        }
     }
 
     /// The data-path check: the live object C's pointer `p` names, held for
@@ -174,11 +179,11 @@ impl<T: Send + Sync + 'static> Slab<T> {
             free.cap = cap;
         }
         let base = self.base.load(Ordering::Relaxed);
-        let old = self.len.load(Ordering::Relaxed) / sz;
+        let old = self.len.load(Ordering::Relaxed);
         let n = (old.max(BASE)).min(free.cap / sz - old);
         assert!(n > 0, "slab exhausted");
-        let len = (old + n) * sz;
-        commit(base, len);
+        let len = old + n;
+        commit(base, len * sz);
         free.slots.reserve(n);
         // Lowest address first out.
         for k in (old..old + n).rev() {
@@ -196,7 +201,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
     #[allow(dead_code)]
     pub fn live(&'static self) -> usize {
         let free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        self.len.load(Ordering::Relaxed) / size_of::<Slot<T>>() - free.slots.len()
+        self.len.load(Ordering::Relaxed) - free.slots.len()
     }
 }
 
@@ -252,19 +257,19 @@ fn reserve(_want: usize, align: usize) -> (usize, usize) {
 #[cfg(miri)]
 fn commit(_base: usize, _len: usize) {}
 
-/// Whether `off` is a multiple of the slot size, by multiplication with the
-/// inverse of its odd part and a rotation (Granlund and Montgomery): no
-/// division on the data path, whatever the slot size.
+/// `off / size_of::<Slot<T>>()` if `off` is a multiple of the slot size,
+/// else a number above `usize::MAX / size` (so above any slot count): the
+/// product with the inverse of the size's odd part, rotated right by its
+/// power of two (Granlund and Montgomery), no division on the data path.
 #[inline(always)]
-fn multiple_of_slot<T>(off: usize) -> bool {
+fn slot_index<T>(off: usize) -> usize {
     struct K<T>(std::marker::PhantomData<T>);
     impl<T> K<T> {
         const SZ: usize = size_of::<Slot<T>>();
         const TZ: u32 = Self::SZ.trailing_zeros();
         const INV: usize = inverse(Self::SZ >> Self::TZ);
-        const MAX: usize = usize::MAX / Self::SZ;
     }
-    off.wrapping_mul(K::<T>::INV).rotate_right(K::<T>::TZ) <= K::<T>::MAX
+    off.wrapping_mul(K::<T>::INV).rotate_right(K::<T>::TZ)
 }
 
 /// The inverse of odd `d` modulo 2^64 (Newton's iteration; each step
@@ -474,7 +479,7 @@ mod tests {
         // without reading there (PROT_NONE pages would fault).
         let (n, _) = make(&THINGS, 3);
         let sz = size_of::<Slot<Thing>>();
-        let len = THINGS.len.load(Ordering::Relaxed);
+        let len = THINGS.len.load(Ordering::Relaxed) * sz;
         let first = THINGS.base.load(Ordering::Relaxed) + VAL;
         assert!(THINGS.pin((first + len) as *const c_void).is_none());
         assert!(THINGS.pin((first + len + 4096) as *const c_void).is_none());
@@ -508,11 +513,17 @@ mod tests {
     }
 
     #[test]
-    fn slot_multiples_without_division() {
+    fn slot_index_without_division() {
         fn check<T>() {
             let sz = size_of::<Slot<T>>();
+            let max = usize::MAX / sz;
             for off in (0..sz * 40).chain([usize::MAX, usize::MAX - sz + 1, sz.wrapping_neg()]) {
-                assert_eq!(multiple_of_slot::<T>(off), off % sz == 0, "{off} / {sz}");
+                let i = slot_index::<T>(off);
+                if off % sz == 0 {
+                    assert_eq!(i, off / sz, "{off} / {sz}");
+                } else {
+                    assert!(i > max, "{off} / {sz}: {i}");
+                }
             }
         }
         check::<Thing>();
