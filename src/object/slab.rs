@@ -35,7 +35,7 @@ use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
 use std::ptr::NonNull;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Slots committed by the first growth; each growth doubles the count.
 const BASE: usize = 8;
@@ -60,8 +60,9 @@ struct Slot<T> {
 /// `T` is the pointer C holds.
 pub struct Slab<T: 'static> {
     tag: u64,
-    /// Start of the reserved range; 0 until the first slot is taken.
-    base: AtomicUsize,
+    /// Start of the reserved range; NULL until the first slot is taken (a
+    /// pointer, not an address: the range stays reachable, with provenance).
+    base: AtomicPtr<u8>,
     /// Slots from `base` (committed, zero-filled); the data-path check
     /// accepts the indices below it. Grows, never shrinks.
     len: AtomicUsize,
@@ -91,7 +92,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
         assert!(tag != 0);
         Slab {
             tag,
-            base: AtomicUsize::new(0),
+            base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
             free: Mutex::new(Free {
                 slots: Vec::new(),
@@ -115,11 +116,11 @@ impl<T: Send + Sync + 'static> Slab<T> {
         let base = self.base.load(Ordering::Relaxed);
         let off = (p as usize)
             .wrapping_sub(Self::val_off())
-            .wrapping_sub(base);
+            .wrapping_sub(base as usize);
         if slot_index::<T>(off) >= len {
             return None;
         }
-        let s = (base + off) as *const Slot<T>;
+        let s = base.wrapping_add(off).cast::<Slot<T>>();
         // SAFETY: a slot of our committed range, which is never released
         // (hence not NULL: the hint spares the caller's Option a test).
         unsafe {
@@ -187,7 +188,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
         free.slots.reserve(n);
         // Lowest address first out.
         for k in (old..old + n).rev() {
-            free.slots.push(base + k * sz);
+            free.slots.push(base as usize + k * sz);
         }
         self.len.store(len, Ordering::Release);
     }
@@ -209,7 +210,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
 /// that much: halved down to a page): no memory until [`commit`]. Returns
 /// the start (page-aligned) and the size reserved.
 #[cfg(not(miri))]
-fn reserve(want: usize, _align: usize) -> (usize, usize) {
+fn reserve(want: usize, _align: usize) -> (*mut u8, usize) {
     let mut len = want;
     loop {
         // SAFETY: a fresh private anonymous mapping, no access yet; never
@@ -225,7 +226,7 @@ fn reserve(want: usize, _align: usize) -> (usize, usize) {
             )
         };
         if m != libc::MAP_FAILED {
-            return (m as usize, len);
+            return (m.cast(), len);
         }
         assert!(len > 4096, "slab: no address space");
         len /= 2;
@@ -235,27 +236,27 @@ fn reserve(want: usize, _align: usize) -> (usize, usize) {
 /// Makes the first `len` bytes of the range at `base` readable and writable
 /// (zero-filled on first touch; committing again what is already is a no-op).
 #[cfg(not(miri))]
-fn commit(base: usize, len: usize) {
+fn commit(base: *mut u8, len: usize) {
     // SAFETY: a prefix of our own reservation; upgrading its protection
     // touches nothing else.
-    let r = unsafe { libc::mprotect(base as *mut c_void, len, libc::PROT_READ | libc::PROT_WRITE) };
+    let r = unsafe { libc::mprotect(base.cast(), len, libc::PROT_READ | libc::PROT_WRITE) };
     assert_eq!(r, 0, "slab: mprotect failed");
 }
 
 /// Miri's stand-in for the reservation: one zeroed heap block, never freed.
 #[cfg(miri)]
-fn reserve(_want: usize, align: usize) -> (usize, usize) {
+fn reserve(_want: usize, align: usize) -> (*mut u8, usize) {
     let layout = std::alloc::Layout::from_size_align(HEAP_RESERVE, align).expect("slab layout");
     // SAFETY: a non-zero layout; an all-zero header is a free slot.
     let base = unsafe { std::alloc::alloc_zeroed(layout) };
     if base.is_null() {
         std::alloc::handle_alloc_error(layout);
     }
-    (base as usize, HEAP_RESERVE)
+    (base, HEAP_RESERVE)
 }
 
 #[cfg(miri)]
-fn commit(_base: usize, _len: usize) {}
+fn commit(_base: *mut u8, _len: usize) {}
 
 /// `off / size_of::<Slot<T>>()` if `off` is a multiple of the slot size,
 /// else a number above `usize::MAX / size` (so above any slot count): the
@@ -480,7 +481,7 @@ mod tests {
         let (n, _) = make(&THINGS, 3);
         let sz = size_of::<Slot<Thing>>();
         let len = THINGS.len.load(Ordering::Relaxed) * sz;
-        let first = THINGS.base.load(Ordering::Relaxed) + VAL;
+        let first = THINGS.base.load(Ordering::Relaxed) as usize + VAL;
         assert!(THINGS.pin((first + len) as *const c_void).is_none());
         assert!(THINGS.pin((first + len + 4096) as *const c_void).is_none());
         assert!(THINGS.pin((first - sz) as *const c_void).is_none());
