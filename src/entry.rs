@@ -182,10 +182,27 @@ pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnc
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {
-            trace_line(format_args!("{name}: internal error: {}", panic_text(&*p)));
+            panicked(name, p);
             on_panic()
         }
     }
+}
+
+/// The trace line of a caught panic; out of line, so that the verb's fast
+/// path keeps `name` in no stack slot.
+#[cold]
+#[inline(never)]
+fn panicked(name: &'static str, p: Box<dyn Any + Send>) {
+    trace_line(format_args!("{name}: internal error: {}", panic_text(&*p)));
+}
+
+/// Calls `f` out of line: the traced branch of [`entry!`], whose argument
+/// copies and trace frame then cost the untraced path nothing (no spills
+/// of the verb's arguments, a smaller frame).
+#[cold]
+#[inline(never)]
+pub fn cold<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// [`run`], then a trace line with the arguments, result and errno; out of
@@ -236,15 +253,17 @@ macro_rules! entry {
                 || $crate::entry::$conv($panic),
             )
         } else {
+            // Out of line, on copies of the arguments: taking their
+            // addresses here would keep them in memory on the fast path.
             #[allow(unused_unsafe, clippy::redundant_closure_call)]
-            $crate::entry::run_traced(
+            $crate::entry::cold(move || $crate::entry::run_traced(
                 $crate::entry::Call(
                     stringify!($name),
                     &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
                 ),
                 || $crate::entry::$conv((|| $body)()),
                 || $crate::entry::$conv($panic),
-            )
+            ))
         }
     }};
 }

@@ -1,15 +1,18 @@
 //! Type-stable memory for the objects whose C pointers the data path takes
 //! back without a registry lookup (QP, CQ, SRQ, AH, MR, MW, ...).
 //!
-//! Each object type has one static [`Slab`]: chunks of slots that are never
-//! returned to the general allocator while the library is loaded (chunk `i`
-//! holds `BASE << i` slots, so the list of chunks stays short). A slot is a
+//! Each object type has one static [`Slab`]: an array of slots in one range
+//! of address space reserved at the first create (`mmap(PROT_NONE,
+//! MAP_NORESERVE)`), committed from its start as the slab grows (`mprotect`,
+//! doubling) and never returned while the library is loaded. A slot is a
 //! small header (live tag, count of data-path calls in flight) followed by
 //! the object, whose first member is the verbs C struct: the pointer C holds
 //! is the object's address.
 //!
 //! The data-path check [`Slab::pin`] first proves, by address arithmetic
-//! alone, that a pointer is the object of one of this slab's slots; only then
+//! alone (one range compare against the committed length, one multiple test
+//! of the slot size), that a pointer is the object of one of this slab's
+//! slots; only then
 //! does it read that slot's header, which is our memory whatever the caller
 //! passed. It never reads memory before or around a foreign pointer, and never
 //! memory that went back to the allocator: a stale pointer finds a cleared tag
@@ -34,10 +37,14 @@ use std::ptr::NonNull;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-/// Slots in the first chunk; chunk `i` has `BASE << i`.
+/// Slots committed by the first growth; each growth doubles the count.
 const BASE: usize = 8;
-/// Chunks per slab: `BASE << MAX_CHUNKS` objects is beyond any process.
-const MAX_CHUNKS: usize = 40;
+/// Address space reserved per slab (never committed beyond what its slots
+/// use): 1 GiB is a million 1 KiB QPs, beyond what rxe's kernel allows.
+const RESERVE: usize = 1 << 30;
+/// Miri has no mmap: its slabs are one heap block of this many bytes.
+#[cfg(miri)]
+const HEAP_RESERVE: usize = 1 << 20;
 
 #[repr(C)]
 struct Slot<T> {
@@ -48,14 +55,26 @@ struct Slot<T> {
     val: UnsafeCell<MaybeUninit<T>>,
 }
 
-/// The slots of one object type. `T` is `#[repr(C)]` with its verbs C struct
-/// first, so the address of a slot's `T` is the pointer C holds.
+/// The slots of one object type, in one reserved address range. `T` is
+/// `#[repr(C)]` with its verbs C struct first, so the address of a slot's
+/// `T` is the pointer C holds.
 pub struct Slab<T: 'static> {
     tag: u64,
-    chunks: [AtomicPtr<Slot<T>>; MAX_CHUNKS],
-    nchunks: AtomicUsize,
-    /// Free slots (addresses); also serialises growth.
-    free: Mutex<Vec<usize>>,
+    /// Start of the reserved range; NULL until the first slot is taken (a
+    /// pointer, not an address: the range stays reachable, with provenance).
+    base: AtomicPtr<u8>,
+    /// Slots from `base` (committed, zero-filled); the data-path check
+    /// accepts the indices below it. Grows, never shrinks.
+    len: AtomicUsize,
+    /// Free slots (addresses) and the reservation's size; serialises growth.
+    free: Mutex<Free>,
+    _t: std::marker::PhantomData<T>,
+}
+
+struct Free {
+    slots: Vec<usize>,
+    /// Bytes reserved at `base`.
+    cap: usize,
 }
 
 // SAFETY: slots are reached through atomics (header) and, for the object,
@@ -73,9 +92,13 @@ impl<T: Send + Sync + 'static> Slab<T> {
         assert!(tag != 0);
         Slab {
             tag,
-            chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_CHUNKS],
-            nchunks: AtomicUsize::new(0),
-            free: Mutex::new(Vec::new()),
+            base: AtomicPtr::new(std::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+            free: Mutex::new(Free {
+                slots: Vec::new(),
+                cap: 0,
+            }),
+            _t: std::marker::PhantomData,
         }
     }
 
@@ -84,33 +107,32 @@ impl<T: Send + Sync + 'static> Slab<T> {
     }
 
     /// The slot whose object is at `p`, if `p` is exactly such an address in
-    /// one of our chunks. Pure address arithmetic: reads no memory at `p`.
+    /// our committed range: one multiplication and one compare (see
+    /// [`slot_index`]). Pure address arithmetic: reads no memory at `p`.
     #[inline(always)]
     fn slot_of(&self, p: *const c_void) -> Option<&Slot<T>> {
-        let a = (p as usize).wrapping_sub(Self::val_off());
-        let sz = size_of::<Slot<T>>();
-        let n = self.nchunks.load(Ordering::Acquire).min(MAX_CHUNKS);
-        let mut i = 0;
-        while i < n {
-            let base = self.chunks[i].load(Ordering::Relaxed) as usize;
-            let off = a.wrapping_sub(base);
-            if off < (BASE << i) * sz {
-                // Inside this chunk: a slot's object, or nothing of ours.
-                if !multiple_of_slot::<T>(off) {
-                    return None;
-                }
-                // SAFETY: a slot of a chunk we allocated and never free.
-                return Some(unsafe { &*((base + off) as *const Slot<T>) });
-            }
-            i += 1;
+        // `len` first: a non-zero length was published after `base`.
+        let len = self.len.load(Ordering::Acquire);
+        let base = self.base.load(Ordering::Relaxed);
+        let off = (p as usize)
+            .wrapping_sub(Self::val_off())
+            .wrapping_sub(base as usize);
+        if slot_index::<T>(off) >= len {
+            return None;
         }
-        None
+        let s = base.wrapping_add(off).cast::<Slot<T>>();
+        // SAFETY: a slot of our committed range, which is never released
+        // (hence not NULL: the hint spares the caller's Option a test).
+        unsafe {
+            std::hint::assert_unchecked(!s.is_null());
+            Some(&*s)
+        }
     }
 
     /// The data-path check: the live object C's pointer `p` names, held for
     /// the caller's call (see the module doc). `None` for NULL, foreign,
     /// misaligned and destroyed pointers. Reads only our own memory.
-    #[inline]
+    #[inline(always)]
     pub fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
         let s = self.slot_of(p)?;
         s.pins.fetch_add(1, Ordering::SeqCst);
@@ -138,63 +160,117 @@ impl<T: Send + Sync + 'static> Slab<T> {
     /// kernel's `user_handle`).
     pub fn vacant(&'static self) -> Vacant<T> {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        if free.is_empty() {
+        if free.slots.is_empty() {
             self.grow(&mut free);
         }
-        let a = free.pop().expect("slab grew");
+        let a = free.slots.pop().expect("slab grew");
         Vacant {
             slab: self,
             slot: a as *mut Slot<T>,
         }
     }
 
-    fn grow(&self, free: &mut Vec<usize>) {
-        let i = self.nchunks.load(Ordering::Relaxed);
-        assert!(i < MAX_CHUNKS, "slab exhausted");
-        let n = BASE << i;
-        let layout = std::alloc::Layout::array::<Slot<T>>(n).expect("slab layout");
-        // SAFETY: a non-zero layout; an all-zero header is a free slot. The
-        // chunk is never freed (type-stable memory).
-        let base = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot<T>>();
-        if base.is_null() {
-            std::alloc::handle_alloc_error(layout);
+    /// Commits the next slots of the range (the first call reserves it):
+    /// twice as many as before, `BASE` at first.
+    fn grow(&self, free: &mut Free) {
+        let sz = size_of::<Slot<T>>();
+        if free.cap == 0 {
+            let (base, cap) = reserve(RESERVE, align_of::<Slot<T>>());
+            self.base.store(base, Ordering::Relaxed);
+            free.cap = cap;
         }
-        self.chunks[i].store(base, Ordering::Relaxed);
-        self.nchunks.store(i + 1, Ordering::Release);
-        free.reserve(n);
+        let base = self.base.load(Ordering::Relaxed);
+        let old = self.len.load(Ordering::Relaxed);
+        let n = (old.max(BASE)).min(free.cap / sz - old);
+        assert!(n > 0, "slab exhausted");
+        let len = old + n;
+        commit(base, len * sz);
+        free.slots.reserve(n);
         // Lowest address first out.
-        for k in (0..n).rev() {
-            free.push(base.wrapping_add(k) as usize);
+        for k in (old..old + n).rev() {
+            free.slots.push(base as usize + k * sz);
         }
+        self.len.store(len, Ordering::Release);
     }
 
     fn put_back(&self, slot: *mut Slot<T>) {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        free.push(slot as usize);
+        free.slots.push(slot as usize);
     }
 
     /// Live slots (for leak tests).
     #[allow(dead_code)]
     pub fn live(&'static self) -> usize {
-        let n = self.nchunks.load(Ordering::Acquire);
-        let total: usize = (0..n).map(|i| BASE << i).sum();
-        total - self.free.lock().unwrap_or_else(|p| p.into_inner()).len()
+        let free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        self.len.load(Ordering::Relaxed) - free.slots.len()
     }
 }
 
-/// Whether `off` is a multiple of the slot size, by multiplication with the
-/// inverse of its odd part and a rotation (Granlund and Montgomery): no
-/// division on the data path, whatever the slot size.
+/// Reserves `want` bytes of address space (less if the process cannot map
+/// that much: halved down to a page): no memory until [`commit`]. Returns
+/// the start (page-aligned) and the size reserved.
+#[cfg(not(miri))]
+fn reserve(want: usize, _align: usize) -> (*mut u8, usize) {
+    let mut len = want;
+    loop {
+        // SAFETY: a fresh private anonymous mapping, no access yet; never
+        // unmapped (type-stable memory).
+        let m = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if m != libc::MAP_FAILED {
+            return (m.cast(), len);
+        }
+        assert!(len > 4096, "slab: no address space");
+        len /= 2;
+    }
+}
+
+/// Makes the first `len` bytes of the range at `base` readable and writable
+/// (zero-filled on first touch; committing again what is already is a no-op).
+#[cfg(not(miri))]
+fn commit(base: *mut u8, len: usize) {
+    // SAFETY: a prefix of our own reservation; upgrading its protection
+    // touches nothing else.
+    let r = unsafe { libc::mprotect(base.cast(), len, libc::PROT_READ | libc::PROT_WRITE) };
+    assert_eq!(r, 0, "slab: mprotect failed");
+}
+
+/// Miri's stand-in for the reservation: one zeroed heap block, never freed.
+#[cfg(miri)]
+fn reserve(_want: usize, align: usize) -> (*mut u8, usize) {
+    let layout = std::alloc::Layout::from_size_align(HEAP_RESERVE, align).expect("slab layout");
+    // SAFETY: a non-zero layout; an all-zero header is a free slot.
+    let base = unsafe { std::alloc::alloc_zeroed(layout) };
+    if base.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    (base, HEAP_RESERVE)
+}
+
+#[cfg(miri)]
+fn commit(_base: *mut u8, _len: usize) {}
+
+/// `off / size_of::<Slot<T>>()` if `off` is a multiple of the slot size,
+/// else a number above `usize::MAX / size` (so above any slot count): the
+/// product with the inverse of the size's odd part, rotated right by its
+/// power of two (Granlund and Montgomery), no division on the data path.
 #[inline(always)]
-fn multiple_of_slot<T>(off: usize) -> bool {
+fn slot_index<T>(off: usize) -> usize {
     struct K<T>(std::marker::PhantomData<T>);
     impl<T> K<T> {
         const SZ: usize = size_of::<Slot<T>>();
         const TZ: u32 = Self::SZ.trailing_zeros();
         const INV: usize = inverse(Self::SZ >> Self::TZ);
-        const MAX: usize = usize::MAX / Self::SZ;
     }
-    off.wrapping_mul(K::<T>::INV).rotate_right(K::<T>::TZ) <= K::<T>::MAX
+    off.wrapping_mul(K::<T>::INV).rotate_right(K::<T>::TZ)
 }
 
 /// The inverse of odd `d` modulo 2^64 (Newton's iteration; each step
@@ -399,6 +475,30 @@ mod tests {
     }
 
     #[test]
+    fn range_edges() {
+        // Reserved but not committed, and just before the range: refused
+        // without reading there (PROT_NONE pages would fault).
+        let (n, _) = make(&THINGS, 3);
+        let sz = size_of::<Slot<Thing>>();
+        let len = THINGS.len.load(Ordering::Relaxed) * sz;
+        let first = THINGS.base.load(Ordering::Relaxed) as usize + VAL;
+        assert!(THINGS.pin((first + len) as *const c_void).is_none());
+        assert!(THINGS.pin((first + len + 4096) as *const c_void).is_none());
+        assert!(THINGS.pin((first - sz) as *const c_void).is_none());
+        assert!(THINGS.pin((first - VAL) as *const c_void).is_none());
+        assert!(THINGS.pin(usize::MAX as *const c_void).is_none());
+        drop(n);
+    }
+
+    #[test]
+    fn empty_slab_refuses_all() {
+        static NONE: Slab<Thing> = Slab::new(tag_of("None"));
+        for p in [0usize, VAL, 4096, usize::MAX - VAL + 1] {
+            assert!(NONE.pin(p as *const c_void).is_none());
+        }
+    }
+
+    #[test]
     fn retire_waits_for_pins() {
         let (n, _) = make(&THINGS, 1);
         let p = n.c().as_ptr() as usize;
@@ -414,11 +514,17 @@ mod tests {
     }
 
     #[test]
-    fn slot_multiples_without_division() {
+    fn slot_index_without_division() {
         fn check<T>() {
             let sz = size_of::<Slot<T>>();
+            let max = usize::MAX / sz;
             for off in (0..sz * 40).chain([usize::MAX, usize::MAX - sz + 1, sz.wrapping_neg()]) {
-                assert_eq!(multiple_of_slot::<T>(off), off % sz == 0, "{off} / {sz}");
+                let i = slot_index::<T>(off);
+                if off % sz == 0 {
+                    assert_eq!(i, off / sz, "{off} / {sz}");
+                } else {
+                    assert!(i > max, "{off} / {sz}: {i}");
+                }
             }
         }
         check::<Thing>();
