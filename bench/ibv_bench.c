@@ -659,10 +659,28 @@ static int row_cq_life(struct env *e, double *out) { BATCHES(b_cq_life(e)); }
 /* -------- memory */
 
 struct mem {
-	long heap;	/* malloc'd bytes in use (mallinfo2: arena + mmap'd chunks) */
+	long heap;	/* the library's own memory: malloc's arena bytes in use
+			 * (mallinfo2 uordblks) plus the resident bytes of
+			 * anonymous unnamed mappings (malloc's mmap'd chunks,
+			 * and object slabs a library maps itself, as ours
+			 * does: mallinfo alone would not see those) */
 	long rings;	/* size of the mappings of /dev/infiniband/uverbs* (queue rings) */
 	long rss;	/* resident bytes, all mappings (smaps_rollup) */
 };
+
+/* an smaps header line of a mapping with no pathname: "lo-hi perms off dev
+ * inode" and nothing after the inode ([heap], [stack], files are named) */
+static int anon_unnamed(const char *line)
+{
+	char perms[8], dev[16];
+	unsigned long lo, hi, off, inode;
+	int end = 0;
+
+	if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &lo, &hi, perms, &off, dev, &inode,
+		   &end) < 6 || !end)
+		return 0;
+	return line[end] == '\0' || line[end] == '\n';
+}
 
 static void mem_now(struct mem *m)
 {
@@ -670,10 +688,10 @@ static void mem_now(struct mem *m)
 	FILE *f;
 	char line[512];
 	unsigned long lo, hi;
-	int in_ring = 0;
+	int in_ring = 0, in_anon = 0;
 	long kb;
 
-	m->heap = (long)(mi.uordblks + mi.hblkhd);
+	m->heap = (long)mi.uordblks;
 	m->rings = 0;
 	m->rss = 0;
 	if ((f = fopen("/proc/self/smaps", "r"))) {
@@ -682,8 +700,11 @@ static void mem_now(struct mem *m)
 				in_ring = strstr(line, "/dev/infiniband/uverbs") != NULL;
 				if (in_ring)
 					m->rings += (long)(hi - lo);
+				in_anon = anon_unnamed(line);
 			} else if (sscanf(line, "Rss: %ld kB", &kb) == 1) {
 				m->rss += kb * 1024;
+				if (in_anon)
+					m->heap += kb * 1024;
 			}
 		}
 		fclose(f);
@@ -829,10 +850,10 @@ static const struct row rows[] = {
 	{ "reg_mr_64m", "control", "us", "ibv_reg_mr + ibv_dereg_mr, 64 MiB", row_reg_64m, 0 },
 	{ "qp_lifecycle", "control", "us", "ibv_create_qp (RC) + modify INIT/RTR/RTS + ibv_destroy_qp", row_qp_life, 0 },
 	{ "cq_lifecycle", "control", "us", "ibv_create_cq (256) + ibv_destroy_cq", row_cq_life, 0 },
-	{ "mem_qp_heap", "memory", "B", "heap bytes per RC QP (256/256 WRs)", row_mem_qp_heap, 0 },
+	{ "mem_qp_heap", "memory", "B", "library memory per RC QP (256/256 WRs): malloc'd + anonymous mappings", row_mem_qp_heap, 0 },
 	{ "mem_qp_rings", "memory", "B", "mapped ring bytes per RC QP (256/256 WRs)", row_mem_qp_rings, 0 },
 	{ "mem_qp_rss", "memory", "B", "resident bytes per RC QP (256/256 WRs)", row_mem_qp_rss, 0 },
-	{ "mem_cq_heap", "memory", "B", "heap bytes per CQ (256 CQEs)", row_mem_cq_heap, 0 },
+	{ "mem_cq_heap", "memory", "B", "library memory per CQ (256 CQEs): malloc'd + anonymous mappings", row_mem_cq_heap, 0 },
 	{ "mem_cq_rings", "memory", "B", "mapped ring bytes per CQ (256 CQEs)", row_mem_cq_rings, 0 },
 	{ "mem_cq_rss", "memory", "B", "resident bytes per CQ (256 CQEs)", row_mem_cq_rss, 0 },
 	{ "peak_rss_1000qp", "peak", "KiB", "peak RSS (smaps) of a process with 1000 RC QPs (64/64 WRs)", row_peak_1000, 0 },

@@ -83,10 +83,11 @@ ROWS = {
         "requested depth, so equal for any library"),
     "mem_qp_rss": ("memory", True, "heap + touched ring pages"),
     "mem_cq_heap": ("memory", True,
-        "the library's own bookkeeping per CQ (malloc); as for QPs: one slab slot (ibv_cq_ex "
-        "288 B + rxe state 136 B + 16 B header: 440 B, chunked), a registry record (48 B in an "
-        "Arc) and a hash-map entry against rdma-core's one rxe_cq. What would meet 1.0: as for "
-        "QPs, the record inside the slot, and a slot no larger than rxe_cq"),
+        "the library's own memory per CQ (malloc'd bytes plus resident anonymous mappings, as "
+        "for QPs): one slab slot (ibv_cq_ex 288 B + rxe state 136 B + 16 B header: 440 B), a "
+        "registry record (48 B in an Arc) and a hash-map entry against rdma-core's one rxe_cq "
+        "of about 350 B. What would meet 1.0: as for QPs, the record inside the slot, and a "
+        "slot no larger than rxe_cq"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,
@@ -102,39 +103,44 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "per call ours spends about 35 instructions on checks rdma-core does not make: the "
-        "panic boundary and trace switch of the entry (about 10) and the slab check of C's QP "
-        "pointer (about 25: the chunk walk, the slot-multiple test, the live tag, the pin's "
-        "atomic add and subtract, which let a concurrent destroy wait instead of unmapping "
-        "under the call); rdma-core's container_of is free but reads freed memory on a "
-        "destroyed QP. The WQE write itself is as short as rdma-core's (SGEs as 16-byte "
-        "blocks, no memcpy call). What would meet 1.0: a cheaper pointer check (all slots of "
-        "a type in one reserved address range: one compare instead of the chunk walk) and the "
-        "RQ/RESET checks folded into the slot's tag"),
+        "ours spends about 140 instructions against rdma-core's about 122: the pin's atomic "
+        "add and subtract and the slot check (one multiply and one compare: all slots of a "
+        "type live in one reserved address range), which let a concurrent destroy wait "
+        "instead of unmapping under the call, where rdma-core's container_of costs nothing "
+        "but reads freed memory on a destroyed QP; the entry's trace switch (3); the SGE "
+        "count and slot-size checks, each made twice (about 10); the batch's free count, "
+        "computed even for one WR (about 9). What would meet 1.0: the slot-size checks "
+        "proved once at create, one ring-full compare for single-WR calls, and the RQ/RESET "
+        "checks folded into the slot's tag"),
     "poll_cq_empty": (
-        "as post_recv_1: the slab check of the CQ pointer with its pin (about 25 instructions) "
-        "against rdma-core's container_of; the empty test itself (two index loads, no lock) is "
-        "cheaper than rdma-core's lock/unlock. What would meet 0.8: the cheaper pointer check "
-        "above"),
+        "47 of our own instructions (trace switch, slot check, the pin's atomics, argument "
+        "checks, two index loads, no lock) against rdma-core's lock and unlock; 0.8 would "
+        "need the pin's atomic add and subtract gone, which the guarantee that a destroy "
+        "waits for calls in flight needs"),
     "post_recv_16": (
         "16 WQEs under one lock and one producer-index store: the per-WR part is below "
-        "rdma-core's, the fixed per-call checks of post_recv_1 keep the ratio near 0.8"),
+        "rdma-core's; the fixed per-call part of post_recv_1 keeps the ratio just above 0.8"),
     "poll_cq_16": (
-        "16 CQE copies with one index load and one store; the fixed per-call pointer check of "
-        "poll_cq_empty is what remains above 0.8"),
+        "16 CQE copies with one index load and one store; the fixed check of poll_cq_empty "
+        "and the thread-local lookup of the batch-ownership check (about 11) are what remain "
+        "above 0.8"),
     "post_send_1": (
-        "per WR ours now equals rdma-core (post_send_16: the WQE encoded straight from "
-        "ibv_send_wr into the slot); the fixed part per call is about 65 instructions more: "
-        "the entry (panic boundary, trace switch), the slab check and pin of the QP, the "
-        "batch's cached free count, the doorbell's result check. What would meet 1.0: the "
-        "cheaper pointer check above and a leaner entry on the post path"),
+        "per WR ours equals rdma-core (post_send_16: the WQE encoded straight from "
+        "ibv_send_wr into the slot) and the entry is 7 instructions; the rest is the slot "
+        "check and pin, the free count computed per call, zeroing 11 x 16 bytes of the WQE "
+        "header, and building the doorbell command on the stack and checking its write() "
+        "result. What would meet 1.0: a single-WR fast path (a ring-full compare only) and a "
+        "doorbell command prebuilt at create"),
     "post_send_16": (
         "16 WQEs per call: the per-WR cost equals rdma-core's; 0.8 would need the WQE build "
         "itself 20% shorter than rdma-core's (whose memset and memcpy calls we already avoid)"),
-    "post_send_inline": ("as post_send_1, plus the 64-byte copy into the WQE"),
+    "post_send_inline": ("as post_send_1, plus the 64-byte inline copy through a memcpy call "
+        "(about 11) and its checks"),
     "rc_roundtrip": (
         "two post_send, two post_recv and the polls per round trip: the sum of the fixed "
-        "per-call costs above (pointer check and entry on each of about six calls)"),
+        "per-call costs above over about six calls, and the non-empty poll path, whose "
+        "batch-ownership check makes a thread-local lookup (about 22 instructions per round "
+        "trip) that an owner check before the lookup would avoid"),
     "reg_mr_4k": (
         "ours takes a slot of the MR slab, adds a registry record (a 48 B Arc: context, kind, "
         "two atomic event counters, token) and a hash-map entry under a lock, and removes both "
