@@ -94,7 +94,10 @@ impl<T> SpinLock<T> {
     /// Whether the calling thread holds the lock for a batch.
     #[inline]
     pub fn held_by_me(&self) -> bool {
-        self.owner.load(Ordering::Relaxed) == thread_id()
+        // No owner (the common case on the data path) needs no thread-local
+        // lookup: thread ids are never 0.
+        let owner = self.owner.load(Ordering::Relaxed);
+        owner != 0 && owner == thread_id()
     }
 
     #[cfg(test)]
