@@ -11,7 +11,6 @@ use crate::entry::Errno;
 use crate::providers::plugin::cmd::{self, counters, device, dm, flow, mr, qp_ex, xrc};
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::atomic::AtomicBool;
 
 /// What this library cannot do yet for a hosted plugin.
 const NO_DRIVERS: Errno = Errno::EOPNOTSUPP;
@@ -456,9 +455,9 @@ pub unsafe extern "C" fn execute_ioctl(
     })
 }
 
-/// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
-#[unsafe(no_mangle)]
-pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+/// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it
+/// (defined beside the destroy commands that honour it).
+pub use crate::uverbs::disassoc::verbs_allow_disassociate_destroy;
 
 #[cfg(all(test, not(miri)))]
 mod log_tests {
