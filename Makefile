@@ -126,7 +126,8 @@ ub-test:
 # itself reports 0 errors on all four); the bad-input tests, whose ~400
 # forked cases take about 10 s each under valgrind and TCG (run them with
 # MEMCHECK_SKIP= VM_CASE_TIMEOUT=7200, or a sample: BADINPUT_EVERY=N runs one
-# case in N, e.g. VM_TEST_ONLY='^c-tests(-64)?/badinput' BADINPUT_EVERY=20).
+# case in N, e.g. MEMCHECK_SKIP= VM_TEST_ONLY='^c-tests(-64)?/badinput'
+# BADINPUT_EVERY=25).
 # MEMCHECK_AFTER_OBJECTS: cases that read freed memory in from_c (destroyed
 # objects) until the type-stable object slabs land; none of the C tests posts
 # to a destroyed object yet, so it is empty: add them here, not to MEMCHECK_ONLY.
