@@ -68,8 +68,8 @@
 	OBJ(createch, NEEDDEV, "ibv_create_comp_channel", NOCLOSED, "NULL EINVAL", "SIGSEGV", "NULL EINVAL", PTR(ibv_create_comp_channel(CTX(v)))) \
 	OBJ(asyncev, NEEDDEV, "ibv_get_async_event", NOCLOSED, "-1 EINVAL", "SIGSEGV", "-1 EINVAL", async_event(v)) \
 	OBJ(importpd, NEEDDEV, "ibv_import_pd", NOCLOSED, "NULL EINVAL", "SIGSEGV", "NULL EINVAL", PTR(ibv_import_pd(CTX(v), 1))) \
-	/* without IBV_WC_GRH Debian never reads the context (NULL is outside the API: UB); ours checks it */ \
-	OBJ(initah, NEEDDEV, "ibv_init_ah_from_wc", NOCLOSED, "-1 EINVAL", "UB", "-1 EINVAL", init_from_wc(CTX(v), 1, 0)) \
+	/* without IBV_WC_GRH neither library reads the context: any one, even NULL, gives 0 */ \
+	OBJ(initah, NEEDDEV, "ibv_init_ah_from_wc", NOCLOSED, "0", "=", "0", init_from_wc(CTX(v), 1, 0)) \
 	/* protection domains */                                                                       \
 	OBJ(deallocpd, NEEDDEV, "ibv_dealloc_pd", ALL, "EINVAL", "SIGSEGV", "EINVAL", POS(ibv_dealloc_pd(PD(v)))) \
 	OBJ(regmr, NEEDDEV, "ibv_reg_mr", ALL, "NULL EINVAL", "SIGSEGV", "NULL EINVAL", reg_mr(PD(v), buf_of(&fx_main), 4096, IBV_ACCESS_LOCAL_WRITE)) \

@@ -295,6 +295,10 @@ impl Uverbs {
     /// Destroys a CQ; returns how many completion and async events the kernel
     /// reported for it (to wait for their acknowledgement).
     pub fn destroy_cq(&self, cq_handle: u32) -> Result<DestroyCqResp> {
+        super::disassoc::destroy_result(self.destroy_cq_cmd(cq_handle))
+    }
+
+    fn destroy_cq_cmd(&self, cq_handle: u32) -> Result<DestroyCqResp> {
         let mut resp = DestroyCqResp::default();
         let mut c = IoctlCmd::new("CQ_DESTROY", UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
         c.idr_in(UVERBS_ATTR_DESTROY_CQ_HANDLE, cq_handle);

@@ -118,9 +118,10 @@ impl Uverbs {
     ) -> Result<()> {
         let mut c = IoctlCmd::new(name, object, method);
         c.idr_in(attr, handle);
-        match self.ioctl_fallback(verb, &mut c)? {
-            Fallback::Done => Ok(()),
-            Fallback::TryWrite | Fallback::TryWriteEx => write(),
-        }
+        super::disassoc::destroy_result(match self.ioctl_fallback(verb, &mut c) {
+            Ok(Fallback::Done) => Ok(()),
+            Ok(Fallback::TryWrite | Fallback::TryWriteEx) => write(),
+            Err(e) => Err(e),
+        })
     }
 }

@@ -19,6 +19,7 @@ pub mod write;
 pub mod ah;
 pub mod cq;
 pub mod device;
+pub mod disassoc;
 pub mod flow;
 pub mod mcast;
 pub mod mr;

@@ -343,6 +343,10 @@ impl Uverbs {
 
     /// Destroys a QP; returns how many async events the kernel reported for it.
     pub fn destroy_qp(&self, qp_handle: u32) -> Result<u32> {
+        super::disassoc::destroy_result(self.destroy_qp_cmd(qp_handle))
+    }
+
+    fn destroy_qp_cmd(&self, qp_handle: u32) -> Result<u32> {
         let mut resp = DestroyQpResp::default();
         let mut c = IoctlCmd::new("QP_DESTROY", UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY);
         c.idr_in(UVERBS_ATTR_DESTROY_QP_HANDLE, qp_handle);

@@ -200,6 +200,10 @@ impl Uverbs {
 
     /// Destroys an SRQ; returns how many async events the kernel reported for it.
     pub fn destroy_srq(&self, srq_handle: u32) -> Result<u32> {
+        super::disassoc::destroy_result(self.destroy_srq_cmd(srq_handle))
+    }
+
+    fn destroy_srq_cmd(&self, srq_handle: u32) -> Result<u32> {
         let mut resp = DestroySrqResp::default();
         let mut c = IoctlCmd::new("SRQ_DESTROY", UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY);
         c.idr_in(UVERBS_ATTR_DESTROY_SRQ_HANDLE, srq_handle);

@@ -17,8 +17,22 @@ pub const RDMA_VERBS_IOCTL: u64 =
 /// Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
 pub const MAX_ATTRS: usize = 32;
 
+#[cfg(test)]
+std::thread_local! {
+    /// Tests only: the kernel's answer to this thread's next commands, in
+    /// place of the system call (a fault the test device cannot produce).
+    pub static FAKE_ERRNO: std::cell::Cell<Option<Errno>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn fake_errno() -> Result<()> {
+    FAKE_ERRNO.with(|f| f.get()).map_or(Ok(()), Err)
+}
+
 /// write(2) of a whole command (also rxe's doorbell); a short write is `EIO`.
 pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
+    #[cfg(test)]
+    fake_errno()?;
     if nix::unistd::write(fd, buf)? != buf.len() {
         return Err(Errno::EIO);
     }
@@ -170,6 +184,8 @@ impl<'a> AttrBuf<'a> {
     /// followed by a variable number of attributes pointing at other memory.
     pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
         self.finish(driver_id)?;
+        #[cfg(test)]
+        fake_errno()?;
         // SAFETY: `self.wire` is a valid header followed by `num_attrs` attributes; each
         // address in them is valid for its length and borrowed for `'a`, which
         // outlives this call (the struct invariant), so the kernel's reads and

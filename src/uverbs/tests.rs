@@ -309,3 +309,42 @@ fn modify_cq_and_flow_destroys_are_extended_writes() {
     );
     assert_eq!(u32_at(&b, 28), 0x22);
 }
+
+/// Every destroy command on a disassociated device (the kernel answers EIO):
+/// EIO with RDMAV_ALLOW_DISASSOC_DESTROY unset, success with an empty
+/// response (no events to wait for) with it set. Other errors pass through.
+#[test]
+#[cfg_attr(miri, ignore)] // a pipe fd: foreign calls Miri lacks
+fn destroy_eio_is_success_only_when_disassociate_destroy_is_allowed() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let flag = &disassoc::verbs_allow_disassociate_destroy;
+    let (u, _r) = pipe_uverbs();
+    let all = |u: &Uverbs| -> Vec<Result<u32>> {
+        vec![
+            u.dealloc_pd(1).map(|()| 0),
+            u.destroy_ah(1).map(|()| 0),
+            u.dereg_mr(1).map(|()| 0),
+            u.dealloc_mw(1).map(|()| 0),
+            u.close_xrcd(1).map(|()| 0),
+            u.destroy_flow(1).map(|()| 0),
+            u.destroy_rwq_ind_table(1).map(|()| 0),
+            u.destroy_cq(1)
+                .map(|r| r.comp_events_reported + r.async_events_reported),
+            u.destroy_qp(1),
+            u.destroy_srq(1),
+        ]
+    };
+    let was = flag.load(SeqCst);
+    sys::FAKE_ERRNO.with(|f| f.set(Some(Errno::EIO)));
+    flag.store(false, SeqCst);
+    let off = all(&u);
+    flag.store(true, SeqCst);
+    let on = all(&u);
+    sys::FAKE_ERRNO.with(|f| f.set(Some(Errno::EBUSY)));
+    let busy = all(&u);
+    flag.store(was, SeqCst);
+    sys::FAKE_ERRNO.with(|f| f.set(None));
+    assert!(off.iter().all(|r| *r == Err(Errno::EIO)), "{off:?}");
+    assert!(on.iter().all(|r| *r == Ok(0)), "{on:?}");
+    assert!(busy.iter().all(|r| *r == Err(Errno::EBUSY)), "{busy:?}");
+}

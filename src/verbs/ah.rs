@@ -1,7 +1,7 @@
 //! Address handles, and building their attributes from a received completion.
 
 use crate::abi::*;
-use crate::context::generic::eth_l2;
+use crate::context::generic::{ah_wc, eth_l2};
 use crate::context::{Context, Obj};
 use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
 use crate::object;
@@ -35,10 +35,14 @@ pub unsafe extern "C" fn ibv_init_ah_from_wc(
     ah_attr: *mut ibv_ah_attr,
 ) -> c_int {
     entry!(minus_one, ibv_init_ah_from_wc(context, port_num, wc, grh, ah_attr) {
-        let ctx = object::lookup::<Context>(context)?;
         // SAFETY: the caller's completion and out-parameter; a non-NULL grh
         // points to the 40-byte GRH area of the receive buffer.
         let (wc, attr, grh) = unsafe { (arg_ref(wc)?, arg_mut(ah_attr)?, grh.as_ref()) };
+        // Without a GRH rdma-core never reads the context: neither do we.
+        if wc.wc_flags & IBV_WC_GRH == 0 {
+            return ah_wc::init_ah_fields(port_num, wc, grh, attr).map(|()| 0);
+        }
+        let ctx = object::lookup::<Context>(context)?;
         ctx.ops.init_ah_from_wc(&ctx, port_num, wc, grh, attr).map(|()| 0)
     })
 }

@@ -13,7 +13,6 @@ use crate::providers::plugin::cmd::{
 };
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::atomic::AtomicBool;
 
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
 /// driver.h); devices are matched against it when the device list is read.
@@ -455,9 +454,9 @@ pub unsafe extern "C" fn execute_ioctl(
     })
 }
 
-/// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
-#[unsafe(no_mangle)]
-pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+/// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it
+/// (defined beside the destroy commands that honour it).
+pub use crate::uverbs::disassoc::verbs_allow_disassociate_destroy;
 
 #[cfg(all(test, not(miri)))]
 mod log_tests {

@@ -109,9 +109,10 @@ fn find_gid_index(ctx: &Context, port: u8, gid: &[u8; 16], ty: u32) -> Result<u8
     }
 }
 
-/// Fills `attr` (zeroed first) from a completion and its GRH.
-pub fn init_ah_from_wc(
-    ctx: &Context,
+/// Fills `attr` (zeroed first) with the fields that need no context: all of
+/// them for a completion without IBV_WC_GRH (rdma-core reads no context then,
+/// so any context, even NULL, gives this result).
+pub fn init_ah_fields(
     port: u8,
     wc: &ibv_wc,
     grh: Option<&ibv_grh>,
@@ -124,16 +125,29 @@ pub fn init_ah_from_wc(
     // libibverbs reads the GRH even without IBV_WC_GRH; without one there is
     // nothing to read.
     let grh = grh.ok_or(Errno::EINVAL)?;
-    let b = grh_bytes(grh);
     let flow = u32::from_be(grh.version_tclass_flow);
     attr.grh.flow_label = flow & 0xfffff;
     attr.dlid = wc.slid;
     attr.sl = wc.sl;
     attr.src_path_bits = wc.dlid_path_bits;
     attr.port_num = port;
-    if wc.wc_flags & IBV_WC_GRH == 0 {
+    Ok(())
+}
+
+/// Fills `attr` (zeroed first) from a completion and its GRH.
+pub fn init_ah_from_wc(
+    ctx: &Context,
+    port: u8,
+    wc: &ibv_wc,
+    grh: Option<&ibv_grh>,
+    attr: &mut ibv_ah_attr,
+) -> Result<()> {
+    init_ah_fields(port, wc, grh, attr)?;
+    let Some(grh) = grh.filter(|_| wc.wc_flags & IBV_WC_GRH != 0) else {
         return Ok(());
-    }
+    };
+    let b = grh_bytes(grh);
+    let flow = u32::from_be(grh.version_tclass_flow);
     attr.is_global = 1;
     match grh_version(&b)? {
         4 => {
