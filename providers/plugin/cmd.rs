@@ -35,19 +35,8 @@ pub mod qp_ex;
 pub mod wq;
 pub mod xrc;
 
-/// verbs_is_destroy_err: after a device was disassociated, a destroy's EIO
-/// counts as done when the application asked for that.
-pub fn destroy_result(r: Result<()>) -> Result<()> {
-    match r {
-        Err(Errno::EIO)
-            if crate::verbs::driver::verbs_allow_disassociate_destroy
-                .load(std::sync::atomic::Ordering::Relaxed) =>
-        {
-            Ok(())
-        }
-        r => r,
-    }
-}
+/// verbs_is_destroy_err, shared with the Rust provider's destroys.
+pub use crate::uverbs::disassoc::destroy_result;
 
 /// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
 const HDR: usize = 8;
