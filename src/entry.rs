@@ -289,17 +289,39 @@ mod tests {
     use super::*;
     use std::ffi::c_void;
 
+    #[entry(errno)]
     fn fails(x: c_int) -> c_int {
-        entry!(errno, fails(x) {
-            if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
-        })
+        if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
     }
 
+    #[entry(ptr)]
     fn panics(p: *mut c_void) -> *mut c_void {
-        entry!(ptr, panics(p) {
-            if p.is_null() { panic!("boom") }
-            Ok(p)
-        })
+        if p.is_null() {
+            panic!("boom")
+        }
+        Ok(p)
+    }
+
+    #[entry(value(-7), name = renamed)]
+    #[inline]
+    fn value_panics(x: c_int, _: c_int) -> c_int {
+        if x < 0 {
+            panic!("boom")
+        }
+        x
+    }
+
+    #[entry(minus_one)]
+    fn minus_one_panics(x: c_int) -> c_int {
+        if x < 0 {
+            panic!("boom")
+        }
+        Ok(x)
+    }
+
+    #[entry(neg_errno)]
+    fn neg_errno_fails(x: isize) -> isize {
+        if x < 0 { Err(Errno::ENOMEM) } else { Ok(x) }
     }
 
     #[test]
@@ -314,5 +336,26 @@ mod tests {
         let r = panics(std::ptr::null_mut());
         assert!(r.is_null());
         assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
+
+    #[test]
+    fn value_fallback_on_panic() {
+        assert_eq!(value_panics(3, 0), 3);
+        assert_eq!(value_panics(-1, 0), -7);
+    }
+
+    #[test]
+    fn minus_one_on_panic() {
+        assert_eq!(minus_one_panics(5), 5);
+        set_errno(Errno(0));
+        assert_eq!(minus_one_panics(-1), -1);
+        assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
+
+    #[test]
+    fn neg_errno_convention() {
+        assert_eq!(neg_errno_fails(9), 9);
+        assert_eq!(neg_errno_fails(-1), -(libc::ENOMEM as isize));
+        assert_eq!(errno_now(), libc::ENOMEM);
     }
 }

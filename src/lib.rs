@@ -6,6 +6,11 @@
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+// `#[entry(CONV)]` on every exported verb (see src/entry.rs).
+#[allow(unused_imports)]
+#[macro_use]
+extern crate ibverbs_macros;
+
 #[macro_use]
 #[allow(unused_macros)]
 pub mod entry;
