@@ -104,11 +104,25 @@ pub fn ret_neg_errno(r: Result<isize>) -> isize {
 }
 
 /// Pointer-returning verbs: the object, or NULL with errno set.
-pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
+pub fn ret_ptr<P: Nullable>(r: Result<P>) -> P {
     r.unwrap_or_else(|e| {
         set_errno(e);
-        std::ptr::null_mut()
+        P::NULL
     })
+}
+
+/// The pointers a `ptr` verb returns: `*mut T`, or `*const T` for the verbs
+/// that hand out read-only strings.
+pub trait Nullable {
+    const NULL: Self;
+}
+
+impl<T> Nullable for *mut T {
+    const NULL: Self = std::ptr::null_mut();
+}
+
+impl<T> Nullable for *const T {
+    const NULL: Self = std::ptr::null();
 }
 
 /// Verbs that cannot fail (string helpers, void functions).
@@ -207,7 +221,7 @@ pub fn run_traced<R: Debug>(
 /// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
 /// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
 /// `neg_errno` (body: `Result<isize>`),
-/// `ptr` (body: `Result<*mut T>`) or `value(FALLBACK)` (body: the value itself;
+/// `ptr` (body: `Result<*mut T>` or `Result<*const T>`) or `value(FALLBACK)` (body: the value itself;
 /// FALLBACK is returned if the body panics).
 macro_rules! entry {
     (errno, $name:ident($($arg:ident),*) $body:block) => {

@@ -3,7 +3,7 @@
 //! which cbindgen reads, is the only place its arguments are written.
 //!
 //! CONV is `errno` (body: `Result<()>`), `minus_one` (`Result<c_int>`),
-//! `neg_errno` (`Result<isize>`), `ptr` (`Result<*mut T>`) or
+//! `neg_errno` (`Result<isize>`), `ptr` (`Result<*mut T>` or `Result<*const T>`) or
 //! `value(FALLBACK)` (the value itself; FALLBACK if the body panics). An
 //! optional `name = IDENT` names the call in trace lines (default: the fn's).
 //! The expansion calls `crate::entry::{run, run_traced, ret_*}`: the macro is

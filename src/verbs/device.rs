@@ -59,12 +59,10 @@ pub unsafe extern "C" fn ibv_free_device_list(list: *mut *mut ibv_device) {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_get_device_name(device: *mut ibv_device) -> *const c_char {
-    entry!(ptr, ibv_get_device_name(device) {
-        let dev = object::lookup::<Device>(device)?;
-        Ok(dev.c().name.as_ptr().cast_mut())
-    })
-    .cast_const()
+    let dev = object::lookup::<Device>(device)?;
+    Ok(dev.c().name.as_ptr())
 }
 
 #[unsafe(no_mangle)]
@@ -118,11 +116,9 @@ pub unsafe extern "C" fn ibv_close_device(context: *mut ibv_context) -> c_int {
 
 /// The sysfs root rdma-core uses ("/sys" unless SYSFS_PATH says otherwise).
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_get_sysfs_path() -> *const c_char {
-    entry!(ptr, ibv_get_sysfs_path() {
-        Ok(crate::sysfs::sysfs_path_c().as_ptr().cast_mut())
-    })
-    .cast_const()
+    Ok(crate::sysfs::sysfs_path_c().as_ptr())
 }
 
 #[unsafe(no_mangle)]
