@@ -6,6 +6,7 @@
 //! `neg_errno` (`Result<isize>`), `ptr` (`Result<*mut T>` or `Result<*const T>`) or
 //! `value(FALLBACK)` (the value itself; FALLBACK if the body panics). An
 //! optional `name = IDENT` names the call in trace lines (default: the fn's).
+//! Trace lines show every parameter but those named `_` or `_x`.
 //! The expansion calls `crate::entry::{run, run_traced, ret_*}`: the macro is
 //! for the ibverbs crate only.
 
@@ -88,6 +89,8 @@ fn expand(args: Args, func: ItemFn) -> syn::Result<Tokens> {
     for input in &sig.inputs {
         match input {
             FnArg::Typed(t) => match &*t.pat {
+                // `_x`, a parameter the verb ignores, is not traced either.
+                Pat::Ident(p) if p.ident.to_string().starts_with('_') => {}
                 Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                     names.push(p.ident.clone())
                 }
