@@ -216,53 +216,6 @@ pub fn run_traced<R: Debug>(
     ret
 }
 
-/// Defines the body of an exported verb.
-///
-/// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
-/// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
-/// `neg_errno` (body: `Result<isize>`),
-/// `ptr` (body: `Result<*mut T>` or `Result<*const T>`) or `value(FALLBACK)` (body: the value itself;
-/// FALLBACK is returned if the body panics).
-macro_rules! entry {
-    (errno, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (minus_one, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (neg_errno, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_neg_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (ptr, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (value($fallback:expr), $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_value, $fallback, $name($($arg),*) $body)
-    };
-    (@run $conv:ident, $panic:expr, $name:ident($($arg:ident),*) $body:block) => {{
-        // The body is expanded twice so that the untraced path captures
-        // nothing for the traced one.
-        if $crate::entry::trace_level() == 0 {
-            #[allow(unused_unsafe, clippy::redundant_closure_call)]
-            $crate::entry::run(
-                stringify!($name),
-                || $crate::entry::$conv((|| $body)()),
-                || $crate::entry::$conv($panic),
-            )
-        } else {
-            #[allow(unused_unsafe, clippy::redundant_closure_call)]
-            $crate::entry::run_traced(
-                $crate::entry::Call(
-                    stringify!($name),
-                    &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
-                ),
-                || $crate::entry::$conv((|| $body)()),
-                || $crate::entry::$conv($panic),
-            )
-        }
-    }};
-}
-
 // ---- argument validators ----------------------------------------------------------
 
 /// A C pointer argument as a reference; NULL is EINVAL.

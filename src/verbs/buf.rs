@@ -86,33 +86,36 @@ fn alloc_pages(size: usize) -> Result<usize> {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_alloc_buf(
     pd: *mut ibv_pd,
     size: usize,
     buf: *mut *mut ibv_buf,
 ) -> *mut c_void {
-    entry!(ptr, ibv_alloc_buf(pd, size, buf) {
-        let pd: std::sync::Arc<Obj> = object::get(pd)?;
-        // SAFETY: the caller's out-parameter.
-        let out = unsafe { arg_mut(buf)? };
-        let addr = alloc_pages(size)?;
-        *out = insert(Buf { pd: pd.c::<ibv_pd>() as usize, addr, size });
-        Ok(addr as *mut c_void)
-    })
+    let pd: std::sync::Arc<Obj> = object::get(pd)?;
+    // SAFETY: the caller's out-parameter.
+    let out = unsafe { arg_mut(buf)? };
+    let addr = alloc_pages(size)?;
+    *out = insert(Buf {
+        pd: pd.c::<ibv_pd>() as usize,
+        addr,
+        size,
+    });
+    Ok(addr as *mut c_void)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
-    entry!(value(()), ibv_free_buf(buf) {
-        match remove(buf) {
-            // SAFETY: addr came from posix_memalign and its handle is gone.
-            Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
-            Err(e) => set_errno(e),
-        }
-    })
+    match remove(buf) {
+        // SAFETY: addr came from posix_memalign and its handle is gone.
+        Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
+        Err(e) => set_errno(e),
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_buf_mr(
     pd: *mut ibv_pd,
     buf: *mut ibv_buf,
@@ -120,20 +123,18 @@ pub unsafe extern "C" fn ibv_reg_buf_mr(
     length: usize,
     access: c_int,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_buf_mr(pd, buf, addr, length, access) {
-        let attr = ibv_mr_init_attr {
-            length,
-            access,
-            comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
-            iova: 0,
-            addr,
-            fd: 0,
-            fd_offset: 0,
-            dmah: std::ptr::null_mut(),
-            buf,
-        };
-        super::mr_ex::reg_ex(pd, &attr)
-    })
+    let attr = ibv_mr_init_attr {
+        length,
+        access,
+        comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
+        iova: 0,
+        addr,
+        fd: 0,
+        fd_offset: 0,
+        dmah: std::ptr::null_mut(),
+        buf,
+    };
+    super::mr_ex::reg_ex(pd, &attr)
 }
 
 #[cfg(test)]

@@ -70,15 +70,14 @@ pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_mr_ex(
     pd: *mut ibv_pd,
     mr_init_attr: *mut ibv_mr_init_attr,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_mr_ex(pd, mr_init_attr) {
-        // SAFETY: the caller's request, read only.
-        let attr = unsafe { arg_ref(mr_init_attr)? };
-        reg_ex(pd, attr)
-    })
+    // SAFETY: the caller's request, read only.
+    let attr = unsafe { arg_ref(mr_init_attr)? };
+    reg_ex(pd, attr)
 }
 
 #[cfg(test)]
