@@ -1,5 +1,7 @@
-//! The C entry layer: every exported verb runs through [`entry!`], which keeps
-//! panics from crossing into C, reports errors the libibverbs way and traces calls.
+//! The C entry layer: every exported verb carries `#[entry(CONV)]` (the
+//! proc-macro in macros/), whose shim keeps panics from crossing into C,
+//! reports errors the libibverbs way (the `ret_*` conventions below) and
+//! traces calls with the arguments of the fn's own signature.
 #![allow(unsafe_code)]
 
 use std::any::Any;

@@ -6,13 +6,10 @@
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-// `#[entry(CONV)]` on every exported verb (see src/entry.rs).
-#[allow(unused_imports)]
+// `#[entry(CONV)]` on every exported verb (macros/, src/entry.rs).
 #[macro_use]
 extern crate ibverbs_macros;
 
-#[macro_use]
-#[allow(unused_macros)]
 pub mod entry;
 pub mod abi;
 /// cbindgen:ignore

@@ -6,7 +6,7 @@
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
 //! are reached from their C pointers with one slab check (`qp::pin`: an
 //! address check, then the slot's tag, see `crate::object::slab`), held for
-//! the call; tracing costs one relaxed load (`entry!`).
+//! the call; tracing costs one relaxed load (`#[entry]`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
