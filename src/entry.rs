@@ -13,23 +13,23 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An errno value, the error currency of libibverbs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Errno(pub c_int);
+pub(crate) struct Errno(pub c_int);
 
 impl Errno {
-    pub const EPERM: Errno = Errno(libc::EPERM);
-    pub const ENOENT: Errno = Errno(libc::ENOENT);
-    pub const EIO: Errno = Errno(libc::EIO);
-    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
-    pub const EFAULT: Errno = Errno(libc::EFAULT);
-    pub const EBUSY: Errno = Errno(libc::EBUSY);
-    pub const ENODEV: Errno = Errno(libc::ENODEV);
-    pub const EINVAL: Errno = Errno(libc::EINVAL);
-    pub const ENOSYS: Errno = Errno(libc::ENOSYS);
-    pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
-    pub const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
+    pub(crate) const EPERM: Errno = Errno(libc::EPERM);
+    pub(crate) const ENOENT: Errno = Errno(libc::ENOENT);
+    pub(crate) const EIO: Errno = Errno(libc::EIO);
+    pub(crate) const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub(crate) const EFAULT: Errno = Errno(libc::EFAULT);
+    pub(crate) const EBUSY: Errno = Errno(libc::EBUSY);
+    pub(crate) const ENODEV: Errno = Errno(libc::ENODEV);
+    pub(crate) const EINVAL: Errno = Errno(libc::EINVAL);
+    pub(crate) const ENOSYS: Errno = Errno(libc::ENOSYS);
+    pub(crate) const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
+    pub(crate) const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
 
     /// The calling thread's current errno.
-    pub fn last() -> Errno {
+    pub(crate) fn last() -> Errno {
         Errno(nix::errno::Errno::last_raw())
     }
 }
@@ -58,15 +58,15 @@ impl From<std::io::Error> for Errno {
     }
 }
 
-pub type Result<T, E = Errno> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Errno> = std::result::Result<T, E>;
 
 /// The errno a verb reports when it hit a bug of ours (a caught panic).
-pub const PANIC_ERRNO: Errno = Errno::EIO;
+pub(crate) const PANIC_ERRNO: Errno = Errno::EIO;
 
 // errno is set through libc, not nix's `Errno::set_raw` (the same store): with
 // nix's, every verb's entry point was inlined differently and the library's
 // text grew by 30 KB (measured; docs/crates.md).
-pub fn set_errno(e: Errno) {
+pub(crate) fn set_errno(e: Errno) {
     // SAFETY: __errno_location returns this thread's errno slot, always valid.
     unsafe { *libc::__errno_location() = e.0 };
 }
@@ -79,7 +79,7 @@ fn errno_now() -> c_int {
 // ---- return conventions -------------------------------------------------------
 
 /// int verbs that return 0 or a positive errno (and leave it in errno too).
-pub fn ret_errno(r: Result<()>) -> c_int {
+pub(crate) fn ret_errno(r: Result<()>) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -90,7 +90,7 @@ pub fn ret_errno(r: Result<()>) -> c_int {
 }
 
 /// int verbs that return a value >= 0, or -1 with errno set.
-pub fn ret_minus_one(r: Result<c_int>) -> c_int {
+pub(crate) fn ret_minus_one(r: Result<c_int>) -> c_int {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -1
@@ -98,7 +98,7 @@ pub fn ret_minus_one(r: Result<c_int>) -> c_int {
 }
 
 /// Verbs that return a count >= 0, or a negative errno (and leave it in errno).
-pub fn ret_neg_errno(r: Result<isize>) -> isize {
+pub(crate) fn ret_neg_errno(r: Result<isize>) -> isize {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -(e.0 as isize)
@@ -106,7 +106,7 @@ pub fn ret_neg_errno(r: Result<isize>) -> isize {
 }
 
 /// Pointer-returning verbs: the object, or NULL with errno set.
-pub fn ret_ptr<P: Nullable>(r: Result<P>) -> P {
+pub(crate) fn ret_ptr<P: Nullable>(r: Result<P>) -> P {
     r.unwrap_or_else(|e| {
         set_errno(e);
         P::NULL
@@ -115,7 +115,7 @@ pub fn ret_ptr<P: Nullable>(r: Result<P>) -> P {
 
 /// The pointers a `ptr` verb returns: `*mut T`, or `*const T` for the verbs
 /// that hand out read-only strings.
-pub trait Nullable {
+pub(crate) trait Nullable {
     const NULL: Self;
 }
 
@@ -128,7 +128,7 @@ impl<T> Nullable for *const T {
 }
 
 /// Verbs that cannot fail (string helpers, void functions).
-pub fn ret_value<T>(v: T) -> T {
+pub(crate) fn ret_value<T>(v: T) -> T {
     v
 }
 
@@ -137,7 +137,7 @@ pub fn ret_value<T>(v: T) -> T {
 /// 0: off, 1: verb calls, 2: verb calls and kernel commands. Set once at load.
 static TRACE: AtomicU8 = AtomicU8::new(0);
 
-pub fn trace_level() -> u8 {
+pub(crate) fn trace_level() -> u8 {
     TRACE.load(Ordering::Relaxed)
 }
 
@@ -154,7 +154,7 @@ extern "C" fn init_trace() {
 static INIT_TRACE: extern "C" fn() = init_trace;
 
 /// Writes one trace line to IBV_TRACE_FILE (appending) or stderr.
-pub fn trace_line(args: fmt::Arguments<'_>) {
+pub(crate) fn trace_line(args: fmt::Arguments<'_>) {
     let line = format!("ibverbs[{}]: {}\n", std::process::id(), args);
     let file = std::env::var_os("IBV_TRACE_FILE").and_then(|p| {
         std::fs::OpenOptions::new()
@@ -170,7 +170,7 @@ pub fn trace_line(args: fmt::Arguments<'_>) {
 }
 
 /// Formats `name(a=.., b=..)` for a trace line.
-pub struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
+pub(crate) struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
 
 impl fmt::Display for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -194,7 +194,11 @@ fn panic_text(p: &(dyn Any + Send)) -> &str {
 
 /// Runs a verb body behind the panic boundary.
 #[inline(always)]
-pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
+pub(crate) fn run<R>(
+    name: &'static str,
+    body: impl FnOnce() -> R,
+    on_panic: impl FnOnce() -> R,
+) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {
@@ -208,7 +212,7 @@ pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnc
 /// line, so that the untraced path keeps a small frame.
 #[cold]
 #[inline(never)]
-pub fn run_traced<R: Debug>(
+pub(crate) fn run_traced<R: Debug>(
     call: Call<'_>,
     body: impl FnOnce() -> R,
     on_panic: impl FnOnce() -> R,
@@ -225,7 +229,7 @@ pub fn run_traced<R: Debug>(
 /// # Safety
 /// A non-NULL `p` must point to a valid, writable `T` for `'a` that nothing else
 /// accesses meanwhile: the caller's contract with C.
-pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
+pub(crate) unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_mut() }.ok_or(Errno::EINVAL)
 }
@@ -234,7 +238,7 @@ pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a valid `T` for `'a`.
-pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
+pub(crate) unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
 }
@@ -243,7 +247,7 @@ pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a NUL-terminated string valid for `'a`.
-pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
+pub(crate) unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }

@@ -25,7 +25,7 @@ const _: () = {
 
 /// `ibv_poll_cq`: up to `ne` completions copied into `wc`; a negative value
 /// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
-pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
+pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     // Busy pollers mostly find the CQ empty: say so without the lock and
     // before the traced path sets up its frame (tracing takes that path).
     let empty = || {
@@ -181,7 +181,7 @@ fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
 
 macro_rules! reader {
     ($name:ident -> $t:ty = $field:ident as $conv:expr) => {
-        pub unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
+        pub(crate) unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
             read(cq, |s| $conv(s, offset_of!(Cqe, $field))).unwrap_or_default()
         }
     };
@@ -207,7 +207,7 @@ reader!(read_slid -> u32 = slid as r16);
 reader!(read_sl -> u8 = sl as r8);
 reader!(read_dlid_path_bits -> u8 = dlid_path_bits as r8);
 
-pub unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
+pub(super) unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
     let r = read(cq, |s| u32_at(s, offset_of!(Cqe, opcode)));
     ibv_wc_opcode(r.unwrap_or(0))
 }

@@ -28,7 +28,7 @@ use crate::entry::{Errno, Result};
 use crate::object::slab::Pinned;
 
 /// The ops rxe offers for `flags` (what `ibv_create_qp_ex` allowed).
-pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
+pub(super) fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
     let has = |f: u32| flags & f as u64 != 0;
     if has(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) {
         c.wr_atomic_cmp_swp = Some(wr_atomic_cmp_swp);

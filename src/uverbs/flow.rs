@@ -30,7 +30,7 @@ write_ex_cmd!(
 impl Uverbs {
     /// rdma-core 44 records a kernel without these methods under destroy_ah's
     /// bit; so do we.
-    pub fn destroy_flow(&self, flow_handle: u32) -> Result<()> {
+    pub(crate) fn destroy_flow(&self, flow_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_FLOW,
             UVERBS_METHOD_FLOW_DESTROY,
@@ -45,7 +45,7 @@ impl Uverbs {
         })
     }
 
-    pub fn destroy_rwq_ind_table(&self, ind_tbl_handle: u32) -> Result<()> {
+    pub(crate) fn destroy_rwq_ind_table(&self, ind_tbl_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_RWQ_IND_TBL,
             UVERBS_METHOD_RWQ_IND_TBL_DESTROY,

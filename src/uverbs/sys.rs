@@ -10,14 +10,14 @@ use super::pod::Pod;
 use crate::entry::{Errno, Result};
 
 /// `RDMA_VERBS_IOCTL`: `_IOWR(0x1b, 1, struct ib_uverbs_ioctl_hdr)`.
-pub const RDMA_VERBS_IOCTL: u64 =
+pub(crate) const RDMA_VERBS_IOCTL: u64 =
     (3 << 30) | ((size_of::<IoctlHdr>() as u64) << 16) | (0x1b << 8) | 1;
 
 /// Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
-pub const MAX_ATTRS: usize = 32;
+pub(super) const MAX_ATTRS: usize = 32;
 
 /// write(2) of a whole command (also rxe's doorbell); a short write is `EIO`.
-pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
+pub(super) fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
     if nix::unistd::write(fd, buf)? != buf.len() {
         return Err(Errno::EIO);
     }
@@ -26,7 +26,7 @@ pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
 
 /// write(2) of a command whose response the kernel stores at the address held in
 /// `req[at..at + 8]`: that address is set here to `resp`, so it cannot dangle.
-pub fn write_cmd_resp(
+pub(super) fn write_cmd_resp(
     fd: BorrowedFd<'_>,
     req: &mut [u8],
     at: usize,
@@ -43,7 +43,7 @@ pub fn write_cmd_resp(
 ///
 /// Invariant: every attribute that carries an address points into memory borrowed
 /// for `'a` (shared for inputs, exclusive for outputs) and valid for its `len`.
-pub struct AttrBuf<'a> {
+pub(super) struct AttrBuf<'a> {
     wire: Wire,
     len: usize,
     overflow: bool,
@@ -60,7 +60,7 @@ struct Wire {
 
 impl<'a> AttrBuf<'a> {
     #[inline]
-    pub fn new(object_id: u16, method_id: u16) -> Self {
+    pub(super) fn new(object_id: u16, method_id: u16) -> Self {
         AttrBuf {
             wire: Wire {
                 hdr: IoctlHdr {
@@ -87,7 +87,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// An attribute whose value is carried in `data` itself (inline data, handles, fds).
-    pub fn push_value(
+    pub(super) fn push_value(
         &mut self,
         attr_id: u16,
         len: u16,
@@ -106,7 +106,13 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// A `PTR_IN` attribute that the kernel reads through a pointer.
-    pub fn push_ptr_in(&mut self, attr_id: u16, flags: u16, elem_id: u8, data: &'a [u8]) -> usize {
+    pub(super) fn push_ptr_in(
+        &mut self,
+        attr_id: u16,
+        flags: u16,
+        elem_id: u8,
+        data: &'a [u8],
+    ) -> usize {
         let Ok(len) = u16::try_from(data.len()) else {
             self.overflow = true;
             return 0;
@@ -115,7 +121,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// A `PTR_OUT` attribute that the kernel writes through a pointer.
-    pub fn push_ptr_out(&mut self, attr_id: u16, flags: u16, data: &'a mut [u8]) -> usize {
+    pub(super) fn push_ptr_out(&mut self, attr_id: u16, flags: u16, data: &'a mut [u8]) -> usize {
         let Ok(len) = u16::try_from(data.len()) else {
             self.overflow = true;
             return 0;
@@ -123,19 +129,19 @@ impl<'a> AttrBuf<'a> {
         self.push_value(attr_id, len, flags, 0, data.as_mut_ptr() as u64)
     }
 
-    pub fn attrs(&self) -> &[IoctlAttr] {
+    pub(super) fn attrs(&self) -> &[IoctlAttr] {
         &self.wire.attrs[..self.len]
     }
 
     /// Changes flags only: the address and length that the invariant is about stay.
-    pub fn set_flags(&mut self, idx: usize, flags: u16) {
+    pub(super) fn set_flags(&mut self, idx: usize, flags: u16) {
         if idx < self.len {
             self.wire.attrs[idx].flags = flags;
         }
     }
 
     /// Fills in the header fields and returns the bytes the kernel will read.
-    pub fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
+    pub(super) fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
         self.finish(driver_id)?;
         let mut v = self.wire.hdr.as_bytes().to_vec();
         for a in self.attrs() {
@@ -161,7 +167,7 @@ impl<'a> AttrBuf<'a> {
     /// copied back into the attributes. A raw `libc::ioctl`: nix's `ioctl_*!`
     /// macros describe one fixed-size argument, and this one is a header
     /// followed by a variable number of attributes pointing at other memory.
-    pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
+    pub(super) fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
         self.finish(driver_id)?;
         // SAFETY: `self.wire` is a valid header followed by `num_attrs` attributes; each
         // address in them is valid for its length and borrowed for `'a`, which
@@ -184,7 +190,7 @@ impl<'a> AttrBuf<'a> {
 }
 
 /// Takes ownership of an fd the kernel just created for us (e.g. in a response).
-pub fn own_new_fd(fd: i32) -> Result<std::os::fd::OwnedFd> {
+pub(super) fn own_new_fd(fd: i32) -> Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     if fd < 0 {
         return Err(Errno::EINVAL);

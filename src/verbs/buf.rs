@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// What a handle stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Buf {
+pub(crate) struct Buf {
     /// The PD it was allocated for (address of its C struct).
     pub pd: usize,
     pub addr: usize,
@@ -28,7 +28,7 @@ fn bufs() -> MutexGuard<'static, Option<HashMap<usize, Box<Buf>>>> {
 }
 
 /// The buffer behind a handle; EINVAL for anything ibv_alloc_buf did not return.
-pub fn lookup(handle: *const ibv_buf) -> Result<Buf> {
+pub(crate) fn lookup(handle: *const ibv_buf) -> Result<Buf> {
     bufs()
         .as_ref()
         .and_then(|m| m.get(&(handle as usize)))
@@ -54,7 +54,7 @@ fn remove(handle: *mut ibv_buf) -> Result<Buf> {
 /// Replaces IBV_REG_MR_MASK_BUF in a registration request by the address range
 /// it stands for, with rdma-core 64's checks: the buffer belongs to `pd`, `addr`
 /// is given and the range lies inside the buffer, no fd fields.
-pub fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
+pub(crate) fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
     let buf = lookup(attr.buf)?;
     let m = attr.comp_mask;
     if buf.pd != pd as usize || m & u64::from(IBV_REG_MR_MASK_ADDR) == 0 {

@@ -145,7 +145,7 @@ unsafe extern "C" {
 /// level printed, and lines go to `VERBS_LOG_FILE`, opened for appending;
 /// without that file (unset or unopenable) nothing is logged, as in
 /// rdma-core's release build.
-pub fn init_verbs_log() {
+pub(crate) fn init_verbs_log() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let (level, fp) = open_log();
@@ -455,7 +455,7 @@ pub unsafe extern "C" fn execute_ioctl(
 
 /// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it.
 #[unsafe(no_mangle)]
-pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+pub(crate) static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
 
 #[cfg(all(test, not(miri)))]
 mod log_tests {

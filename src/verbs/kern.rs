@@ -6,7 +6,7 @@ use crate::uverbs::qp::{AhAttr, QpAttr};
 
 /// struct ibv_sa_path_rec of infiniband/sa.h.
 #[repr(C)]
-pub struct SaPathRec {
+pub(crate) struct SaPathRec {
     dgid: ibv_gid,
     sgid: ibv_gid,
     dlid: u16,
@@ -31,7 +31,7 @@ const _: () = assert!(size_of::<SaPathRec>() == 64);
 
 /// struct ib_user_path_rec of rdma/ib_user_sa.h.
 #[repr(C)]
-pub struct UserPathRec {
+pub(crate) struct UserPathRec {
     dgid: [u8; 16],
     sgid: [u8; 16],
     dlid: u16,

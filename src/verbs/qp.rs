@@ -87,7 +87,7 @@ pub unsafe extern "C" fn ibv_query_qp_data_in_order(
 }
 
 /// The library's part of ibv_query_qp_data_in_order around the provider's answer.
-pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
+pub(crate) fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
     let known = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS | IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
     if flags & !known != 0 {
         return 0;

@@ -31,7 +31,7 @@ pub unsafe extern "C" fn ibv_query_device(
 ///
 /// # Safety
 /// A non-NULL `out` must have `attr_size` writable bytes.
-pub unsafe fn query_device_ex_into(
+pub(crate) unsafe fn query_device_ex_into(
     ctx: &Context,
     input: Option<&ibv_query_device_ex_input>,
     out: *mut ibv_device_attr_ex,
@@ -112,7 +112,7 @@ const PORT_ATTR_LEN_44: usize = 52;
 ///
 /// # Safety
 /// A non-NULL `out` must have `len` writable bytes.
-pub unsafe fn query_port_into(
+pub(crate) unsafe fn query_port_into(
     ctx: &Context,
     port: u8,
     out: *mut ibv_port_attr,

@@ -110,7 +110,7 @@ fn find_gid_index(ctx: &Context, port: u8, gid: &[u8; 16], ty: u32) -> Result<u8
 }
 
 /// Fills `attr` (zeroed first) from a completion and its GRH.
-pub fn init_ah_from_wc(
+pub(crate) fn init_ah_from_wc(
     ctx: &Context,
     port: u8,
     wc: &ibv_wc,
