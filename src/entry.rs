@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub(crate) struct Errno(pub c_int);
 
 impl Errno {
+    #[cfg(test)]
     pub(crate) const EPERM: Errno = Errno(libc::EPERM);
     pub(crate) const ENOENT: Errno = Errno(libc::ENOENT);
     pub(crate) const EIO: Errno = Errno(libc::EIO);

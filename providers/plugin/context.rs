@@ -25,9 +25,11 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 /// `verbs_ex_private`): the plugin's full op table, and the fds until the
 /// context is opened, when our [`Context`] takes them over.
 pub(crate) struct Priv {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
     pub ops: RwLock<verbs_context_ops>,
     pending: Mutex<Pending>,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub device: Arc<Device>,
     /// Our Context once opened. The plugin's kernel commands reach its fds
     /// through this, never through the object registry: some verbs call the
@@ -55,6 +57,7 @@ pub(crate) fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
 
 /// Whether any hosted context exists: the exported verbs skip the hosted
 /// checks entirely when none does.
+#[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
 pub(crate) fn any_hosted() -> bool {
     HOSTED
         .read()

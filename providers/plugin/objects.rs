@@ -15,6 +15,7 @@ pub(crate) enum Kind {
     Qp,
     Srq,
     Ah,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     Mw,
     Mr,
     Cq,

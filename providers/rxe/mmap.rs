@@ -73,6 +73,7 @@ impl Mmap {
     }
 
     /// A zeroed shared anonymous mapping: a stand-in for the kernel's queue.
+    #[cfg(test)]
     pub(crate) fn anonymous(len: usize) -> Result<Mmap> {
         let len = NonZeroUsize::new(len).ok_or(Errno::EINVAL)?;
         // SAFETY: as in `map`.
@@ -120,6 +121,7 @@ impl Mmap {
         self.len
     }
 
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }

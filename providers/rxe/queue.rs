@@ -190,6 +190,7 @@ impl ProducerQueue {
         Ok(())
     }
 
+    #[cfg(test)]
     pub(crate) fn elem_size(&self) -> usize {
         self.ring.elem_size()
     }
@@ -218,6 +219,7 @@ impl ProducerQueue {
             .distance(self.consumer_index(), self.producer_index())
     }
 
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }

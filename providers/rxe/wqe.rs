@@ -125,6 +125,7 @@ impl WrUnion {
     }
 
     /// The union read as variant `T`.
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn variant<T: Pod>(&self) -> T {
         const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
         T::from_prefix(self.as_bytes())

@@ -14,7 +14,7 @@ mod ops;
 mod stable;
 
 pub(crate) use crate::object::events;
-pub(crate) use crate::object::{EventCounts, Kind, New};
+pub(crate) use crate::object::{EventCounts, New};
 pub(crate) use close::close;
 pub(crate) use lib_slots::{fill_lib_slots, register_lib_slots};
 pub(crate) use open::{open, open_hosted};
@@ -66,6 +66,7 @@ impl CObject for Context {
 impl Context {
     /// The verbs_context C sees (a Rust provider's; a hosted plugin's has
     /// rdma-core 44's layout and is reached through `c_ptr`).
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn c(&self) -> *mut verbs_context {
         self.c.get()
     }

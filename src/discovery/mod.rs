@@ -5,8 +5,6 @@
 
 mod served;
 
-pub(crate) use served::Mode;
-
 use crate::context::Context;
 use crate::device::Device;
 use crate::entry::{Errno, Result};

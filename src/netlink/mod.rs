@@ -70,6 +70,7 @@ pub(crate) struct NlUverbs {
 }
 
 impl NlUverbs {
+    #[cfg(test)]
     pub(crate) fn dev_t(&self) -> libc::dev_t {
         libc::makedev(self.cdev.0, self.cdev.1)
     }

@@ -61,6 +61,7 @@ impl<'a> IoctlCmd<'a> {
         }
     }
 
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn ptr_in_pod<T: Pod>(&mut self, id: u16, v: &'a T) -> Attr {
         self.ptr_in(id, v.as_bytes())
     }
@@ -153,6 +154,7 @@ impl<'a> IoctlCmd<'a> {
     }
 
     /// On fallback, no write command can express this request.
+    #[cfg(test)]
     pub(crate) fn fallback_require_ioctl(&mut self) {
         self.ioctl_only = true;
     }

@@ -35,10 +35,8 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use fallback::{Fallback, Verb};
-pub(crate) use ioctl::{Attr, IoctlCmd};
+pub(crate) use ioctl::IoctlCmd;
 pub(crate) use pod::Pod;
-pub(crate) use write::{WriteCmd, WriteExCmd};
 
 use crate::entry::{Errno, Result, trace_level, trace_line};
 use ids::{UVERBS_ATTR_WRITE_CMD, UVERBS_METHOD_INVOKE_WRITE, UVERBS_OBJECT_DEVICE};
@@ -56,6 +54,7 @@ pub(crate) struct Uverbs {
 impl Uverbs {
     /// Opens `path` (e.g. `/dev/infiniband/uverbs0`) read-write, close-on-exec.
     /// `driver_id` is the provider's `RDMA_DRIVER_*`, sent in every ioctl header.
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn open(path: &Path, driver_id: u32) -> Result<Uverbs> {
         let f = OpenOptions::new().read(true).write(true).open(path)?;
         Ok(Uverbs::from_fd(f.into(), driver_id))
@@ -111,6 +110,7 @@ impl Uverbs {
     }
 
     /// Forces the transport of write() commands (tests, debugging).
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn set_ioctl_write(&self, on: bool) {
         self.ioctl_write.store(on, Ordering::Relaxed);
     }
