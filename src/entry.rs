@@ -1,5 +1,7 @@
-//! The C entry layer: every exported verb runs through [`entry!`], which keeps
-//! panics from crossing into C, reports errors the libibverbs way and traces calls.
+//! The C entry layer: every exported verb carries `#[entry(CONV)]` (the
+//! proc-macro in macros/), whose shim keeps panics from crossing into C,
+//! reports errors the libibverbs way (the `ret_*` conventions below) and
+//! traces calls with the arguments of the fn's own signature.
 #![allow(unsafe_code)]
 
 use std::any::Any;
@@ -11,23 +13,24 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An errno value, the error currency of libibverbs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Errno(pub c_int);
+pub(crate) struct Errno(pub c_int);
 
 impl Errno {
-    pub const EPERM: Errno = Errno(libc::EPERM);
-    pub const ENOENT: Errno = Errno(libc::ENOENT);
-    pub const EIO: Errno = Errno(libc::EIO);
-    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
-    pub const EFAULT: Errno = Errno(libc::EFAULT);
-    pub const EBUSY: Errno = Errno(libc::EBUSY);
-    pub const ENODEV: Errno = Errno(libc::ENODEV);
-    pub const EINVAL: Errno = Errno(libc::EINVAL);
-    pub const ENOSYS: Errno = Errno(libc::ENOSYS);
-    pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
-    pub const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
+    #[cfg(test)]
+    pub(crate) const EPERM: Errno = Errno(libc::EPERM);
+    pub(crate) const ENOENT: Errno = Errno(libc::ENOENT);
+    pub(crate) const EIO: Errno = Errno(libc::EIO);
+    pub(crate) const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub(crate) const EFAULT: Errno = Errno(libc::EFAULT);
+    pub(crate) const EBUSY: Errno = Errno(libc::EBUSY);
+    pub(crate) const ENODEV: Errno = Errno(libc::ENODEV);
+    pub(crate) const EINVAL: Errno = Errno(libc::EINVAL);
+    pub(crate) const ENOSYS: Errno = Errno(libc::ENOSYS);
+    pub(crate) const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
+    pub(crate) const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
 
     /// The calling thread's current errno.
-    pub fn last() -> Errno {
+    pub(crate) fn last() -> Errno {
         Errno(nix::errno::Errno::last_raw())
     }
 }
@@ -56,15 +59,15 @@ impl From<std::io::Error> for Errno {
     }
 }
 
-pub type Result<T, E = Errno> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Errno> = std::result::Result<T, E>;
 
 /// The errno a verb reports when it hit a bug of ours (a caught panic).
-pub const PANIC_ERRNO: Errno = Errno::EIO;
+pub(crate) const PANIC_ERRNO: Errno = Errno::EIO;
 
 // errno is set through libc, not nix's `Errno::set_raw` (the same store): with
 // nix's, every verb's entry point was inlined differently and the library's
 // text grew by 30 KB (measured; docs/crates.md).
-pub fn set_errno(e: Errno) {
+pub(crate) fn set_errno(e: Errno) {
     // SAFETY: __errno_location returns this thread's errno slot, always valid.
     unsafe { *libc::__errno_location() = e.0 };
 }
@@ -77,7 +80,7 @@ fn errno_now() -> c_int {
 // ---- return conventions -------------------------------------------------------
 
 /// int verbs that return 0 or a positive errno (and leave it in errno too).
-pub fn ret_errno(r: Result<()>) -> c_int {
+pub(crate) fn ret_errno(r: Result<()>) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -88,7 +91,7 @@ pub fn ret_errno(r: Result<()>) -> c_int {
 }
 
 /// int verbs that return a value >= 0, or -1 with errno set.
-pub fn ret_minus_one(r: Result<c_int>) -> c_int {
+pub(crate) fn ret_minus_one(r: Result<c_int>) -> c_int {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -1
@@ -96,7 +99,7 @@ pub fn ret_minus_one(r: Result<c_int>) -> c_int {
 }
 
 /// Verbs that return a count >= 0, or a negative errno (and leave it in errno).
-pub fn ret_neg_errno(r: Result<isize>) -> isize {
+pub(crate) fn ret_neg_errno(r: Result<isize>) -> isize {
     r.unwrap_or_else(|e| {
         set_errno(e);
         -(e.0 as isize)
@@ -104,15 +107,29 @@ pub fn ret_neg_errno(r: Result<isize>) -> isize {
 }
 
 /// Pointer-returning verbs: the object, or NULL with errno set.
-pub fn ret_ptr<T>(r: Result<*mut T>) -> *mut T {
+pub(crate) fn ret_ptr<P: Nullable>(r: Result<P>) -> P {
     r.unwrap_or_else(|e| {
         set_errno(e);
-        std::ptr::null_mut()
+        P::NULL
     })
 }
 
+/// The pointers a `ptr` verb returns: `*mut T`, or `*const T` for the verbs
+/// that hand out read-only strings.
+pub(crate) trait Nullable {
+    const NULL: Self;
+}
+
+impl<T> Nullable for *mut T {
+    const NULL: Self = std::ptr::null_mut();
+}
+
+impl<T> Nullable for *const T {
+    const NULL: Self = std::ptr::null();
+}
+
 /// Verbs that cannot fail (string helpers, void functions).
-pub fn ret_value<T>(v: T) -> T {
+pub(crate) fn ret_value<T>(v: T) -> T {
     v
 }
 
@@ -121,7 +138,7 @@ pub fn ret_value<T>(v: T) -> T {
 /// 0: off, 1: verb calls, 2: verb calls and kernel commands. Set once at load.
 static TRACE: AtomicU8 = AtomicU8::new(0);
 
-pub fn trace_level() -> u8 {
+pub(crate) fn trace_level() -> u8 {
     TRACE.load(Ordering::Relaxed)
 }
 
@@ -138,7 +155,7 @@ extern "C" fn init_trace() {
 static INIT_TRACE: extern "C" fn() = init_trace;
 
 /// Writes one trace line to IBV_TRACE_FILE (appending) or stderr.
-pub fn trace_line(args: fmt::Arguments<'_>) {
+pub(crate) fn trace_line(args: fmt::Arguments<'_>) {
     let line = format!("ibverbs[{}]: {}\n", std::process::id(), args);
     let file = std::env::var_os("IBV_TRACE_FILE").and_then(|p| {
         std::fs::OpenOptions::new()
@@ -154,7 +171,7 @@ pub fn trace_line(args: fmt::Arguments<'_>) {
 }
 
 /// Formats `name(a=.., b=..)` for a trace line.
-pub struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
+pub(crate) struct Call<'a>(pub &'static str, pub &'a [(&'static str, &'a dyn Debug)]);
 
 impl fmt::Display for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -178,7 +195,11 @@ fn panic_text(p: &(dyn Any + Send)) -> &str {
 
 /// Runs a verb body behind the panic boundary.
 #[inline(always)]
-pub fn run<R>(name: &'static str, body: impl FnOnce() -> R, on_panic: impl FnOnce() -> R) -> R {
+pub(crate) fn run<R>(
+    name: &'static str,
+    body: impl FnOnce() -> R,
+    on_panic: impl FnOnce() -> R,
+) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {
@@ -196,12 +217,12 @@ fn panicked(name: &'static str, p: Box<dyn Any + Send>) {
     trace_line(format_args!("{name}: internal error: {}", panic_text(&*p)));
 }
 
-/// Calls `f` out of line: the traced branch of [`entry!`], whose argument
+/// Calls `f` out of line: the traced branch of `#[entry]`, whose argument
 /// copies and trace frame then cost the untraced path nothing (no spills
 /// of the verb's arguments, a smaller frame).
 #[cold]
 #[inline(never)]
-pub fn cold<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn cold<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
@@ -209,7 +230,7 @@ pub fn cold<R>(f: impl FnOnce() -> R) -> R {
 /// line, so that the untraced path keeps a small frame.
 #[cold]
 #[inline(never)]
-pub fn run_traced<R: Debug>(
+pub(crate) fn run_traced<R: Debug>(
     call: Call<'_>,
     body: impl FnOnce() -> R,
     on_panic: impl FnOnce() -> R,
@@ -219,55 +240,6 @@ pub fn run_traced<R: Debug>(
     ret
 }
 
-/// Defines the body of an exported verb.
-///
-/// `entry!(CONV, name(arg, ...) { body })` where CONV is one of
-/// `errno` (body: `Result<()>`), `minus_one` (body: `Result<c_int>`),
-/// `neg_errno` (body: `Result<isize>`),
-/// `ptr` (body: `Result<*mut T>`) or `value(FALLBACK)` (body: the value itself;
-/// FALLBACK is returned if the body panics).
-macro_rules! entry {
-    (errno, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (minus_one, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_minus_one, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (neg_errno, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_neg_errno, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (ptr, $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_ptr, Err($crate::entry::PANIC_ERRNO), $name($($arg),*) $body)
-    };
-    (value($fallback:expr), $name:ident($($arg:ident),*) $body:block) => {
-        entry!(@run ret_value, $fallback, $name($($arg),*) $body)
-    };
-    (@run $conv:ident, $panic:expr, $name:ident($($arg:ident),*) $body:block) => {{
-        // The body is expanded twice so that the untraced path captures
-        // nothing for the traced one.
-        if $crate::entry::trace_level() == 0 {
-            #[allow(unused_unsafe, clippy::redundant_closure_call)]
-            $crate::entry::run(
-                stringify!($name),
-                || $crate::entry::$conv((|| $body)()),
-                || $crate::entry::$conv($panic),
-            )
-        } else {
-            // Out of line, on copies of the arguments: taking their
-            // addresses here would keep them in memory on the fast path.
-            #[allow(unused_unsafe, clippy::redundant_closure_call)]
-            $crate::entry::cold(move || $crate::entry::run_traced(
-                $crate::entry::Call(
-                    stringify!($name),
-                    &[$((stringify!($arg), &$arg as &dyn ::core::fmt::Debug)),*],
-                ),
-                || $crate::entry::$conv((|| $body)()),
-                || $crate::entry::$conv($panic),
-            ))
-        }
-    }};
-}
-
 // ---- argument validators ----------------------------------------------------------
 
 /// A C pointer argument as a reference; NULL is EINVAL.
@@ -275,7 +247,7 @@ macro_rules! entry {
 /// # Safety
 /// A non-NULL `p` must point to a valid, writable `T` for `'a` that nothing else
 /// accesses meanwhile: the caller's contract with C.
-pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
+pub(crate) unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_mut() }.ok_or(Errno::EINVAL)
 }
@@ -284,7 +256,7 @@ pub unsafe fn arg_mut<'a, T>(p: *mut T) -> Result<&'a mut T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a valid `T` for `'a`.
-pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
+pub(crate) unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
     // SAFETY: per this function's contract.
     unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
 }
@@ -293,7 +265,7 @@ pub unsafe fn arg_ref<'a, T>(p: *const T) -> Result<&'a T> {
 ///
 /// # Safety
 /// A non-NULL `p` must point to a NUL-terminated string valid for `'a`.
-pub unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
+pub(crate) unsafe fn arg_cstr<'a>(p: *const std::ffi::c_char) -> Result<&'a str> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -308,17 +280,39 @@ mod tests {
     use super::*;
     use std::ffi::c_void;
 
+    #[entry(errno)]
     fn fails(x: c_int) -> c_int {
-        entry!(errno, fails(x) {
-            if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
-        })
+        if x < 0 { Err(Errno::EINVAL) } else { Ok(()) }
     }
 
+    #[entry(ptr)]
     fn panics(p: *mut c_void) -> *mut c_void {
-        entry!(ptr, panics(p) {
-            if p.is_null() { panic!("boom") }
-            Ok(p)
-        })
+        if p.is_null() {
+            panic!("boom")
+        }
+        Ok(p)
+    }
+
+    #[entry(value(-7), name = renamed)]
+    #[inline]
+    fn value_panics(x: c_int, _: c_int) -> c_int {
+        if x < 0 {
+            panic!("boom")
+        }
+        x
+    }
+
+    #[entry(minus_one)]
+    fn minus_one_panics(x: c_int) -> c_int {
+        if x < 0 {
+            panic!("boom")
+        }
+        Ok(x)
+    }
+
+    #[entry(neg_errno)]
+    fn neg_errno_fails(x: isize) -> isize {
+        if x < 0 { Err(Errno::ENOMEM) } else { Ok(x) }
     }
 
     #[test]
@@ -333,5 +327,26 @@ mod tests {
         let r = panics(std::ptr::null_mut());
         assert!(r.is_null());
         assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
+
+    #[test]
+    fn value_fallback_on_panic() {
+        assert_eq!(value_panics(3, 0), 3);
+        assert_eq!(value_panics(-1, 0), -7);
+    }
+
+    #[test]
+    fn minus_one_on_panic() {
+        assert_eq!(minus_one_panics(5), 5);
+        set_errno(Errno(0));
+        assert_eq!(minus_one_panics(-1), -1);
+        assert_eq!(errno_now(), PANIC_ERRNO.0);
+    }
+
+    #[test]
+    fn neg_errno_convention() {
+        assert_eq!(neg_errno_fails(9), 9);
+        assert_eq!(neg_errno_fails(-1), -(libc::ENOMEM as isize));
+        assert_eq!(errno_now(), libc::ENOMEM);
     }
 }

@@ -12,7 +12,7 @@ fn lookup(table: &[&'static CStr], first: i64, value: i64) -> &'static CStr {
 }
 
 /// enum ibv_node_type starts at IBV_NODE_CA = 1.
-pub fn node_type(v: i32) -> &'static CStr {
+pub(crate) fn node_type(v: i32) -> &'static CStr {
     const T: &[&CStr] = &[
         c"InfiniBand channel adapter",
         c"InfiniBand switch",
@@ -25,7 +25,7 @@ pub fn node_type(v: i32) -> &'static CStr {
     lookup(T, 1, v.into())
 }
 
-pub fn port_state(v: u32) -> &'static CStr {
+pub(crate) fn port_state(v: u32) -> &'static CStr {
     const T: &[&CStr] = &[
         c"no state change (NOP)",
         c"down",
@@ -37,7 +37,7 @@ pub fn port_state(v: u32) -> &'static CStr {
     lookup(T, 0, v.into())
 }
 
-pub fn event_type(v: u32) -> &'static CStr {
+pub(crate) fn event_type(v: u32) -> &'static CStr {
     const T: &[&CStr] = &[
         c"CQ error",
         c"local work queue catastrophic error",
@@ -67,7 +67,7 @@ pub fn event_type(v: u32) -> &'static CStr {
 
 /// enum ibv_wr_opcode (rdma-core 64's ibv_wr_opcode_str). 12 and 13 have no
 /// opcode: rdma-core's table returns NULL there, we say "unknown".
-pub fn wr_opcode(v: u32) -> &'static CStr {
+pub(crate) fn wr_opcode(v: u32) -> &'static CStr {
     const T: &[&CStr] = &[
         c"rdma-write",
         c"rdma-write-with-imm",
@@ -89,7 +89,7 @@ pub fn wr_opcode(v: u32) -> &'static CStr {
     lookup(T, 0, v.into())
 }
 
-pub fn wc_status(v: u32) -> &'static CStr {
+pub(crate) fn wc_status(v: u32) -> &'static CStr {
     const T: &[&CStr] = &[
         c"success",
         c"local length error",

@@ -10,21 +10,21 @@ use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 /// The states ibv_is_fork_initialized reports (enum ibv_fork_status).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ForkStatus {
+pub(crate) enum ForkStatus {
     Disabled = 0,
     Enabled = 1,
     Unneeded = 2,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Advice {
+pub(crate) enum Advice {
     DontFork,
     DoFork,
 }
 
 /// Disjoint ranges [start, end) with a non-zero count, keyed by start.
 #[derive(Default, Debug)]
-pub struct Ranges {
+pub(crate) struct Ranges {
     map: BTreeMap<usize, (usize, u32)>,
 }
 
@@ -59,7 +59,7 @@ impl Ranges {
 
     /// Adds `advice` to [start, end): calls `madvise` on each piece whose count
     /// crosses zero, undoing those calls if one fails.
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         start: usize,
         end: usize,
@@ -177,7 +177,7 @@ fn sys_madvise(start: usize, end: usize, advice: Advice) -> Result<()> {
 }
 
 /// ibv_fork_init: start tracking ranges. 0 or an errno.
-pub fn init() -> Result<()> {
+pub(crate) fn init() -> Result<()> {
     let mut st = state();
     if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
         st.huge_pages = true;
@@ -201,7 +201,7 @@ pub fn init() -> Result<()> {
 }
 
 /// ibv_is_fork_initialized.
-pub fn status(kernel_copies_on_fork: bool) -> ForkStatus {
+pub(crate) fn status(kernel_copies_on_fork: bool) -> ForkStatus {
     if kernel_copies_on_fork {
         ForkStatus::Unneeded
     } else if state().ranges.is_some() {
@@ -213,7 +213,7 @@ pub fn status(kernel_copies_on_fork: bool) -> ForkStatus {
 
 /// ibv_dontfork_range / ibv_dofork_range. Without ibv_fork_init they only note
 /// that it is now too late to call it, as rdma-core does.
-pub fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
+pub(crate) fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
     // Marked before ENABLED is read again, and init reads TOO_LATE before
     // setting ENABLED: a racing init either fails or this range is tracked.
     if !ENABLED.load(SeqCst) {

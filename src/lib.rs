@@ -6,30 +6,32 @@
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+// `#[entry(CONV)]` on every exported verb (macros/, src/entry.rs).
 #[macro_use]
-#[allow(unused_macros)]
-pub mod entry;
+extern crate ibverbs_macros;
+
 pub mod abi;
 /// cbindgen:ignore
-pub mod context;
+mod context;
 /// cbindgen:ignore
-pub mod device;
+mod device;
 /// cbindgen:ignore
-pub mod discovery;
+mod discovery;
 /// cbindgen:ignore
 pub mod driver_abi;
+mod entry;
 /// cbindgen:ignore
-pub mod netlink;
+mod netlink;
 /// cbindgen:ignore
-pub mod provider;
+mod provider;
 /// cbindgen:ignore
 #[path = "../providers/mod.rs"]
-pub mod providers;
+mod providers;
 /// cbindgen:ignore
-pub mod sysfs;
+mod sysfs;
 /// cbindgen:ignore
-pub mod uverbs;
-pub mod verbs;
+mod uverbs;
+mod verbs;
 
 /// cbindgen:ignore
 #[doc(hidden)]

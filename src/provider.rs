@@ -9,7 +9,7 @@ use crate::sysfs::SysfsDevice;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-pub trait Provider: Sync {
+pub(crate) trait Provider: Sync {
     /// The driver name, as rdma-core's provider is called.
     fn name(&self) -> &'static str;
     /// Whether this provider drives `dev`: by kernel driver id when netlink

@@ -29,28 +29,28 @@ const RATES: &[(i32, i32, i32)] = &[
 
 const RATE_MAX: i32 = 0;
 
-pub fn rate_to_mult(rate: i32) -> i32 {
+pub(crate) fn rate_to_mult(rate: i32) -> i32 {
     RATES
         .iter()
         .find(|r| r.0 == rate && r.1 != 0)
         .map_or(-1, |r| r.1)
 }
 
-pub fn mult_to_rate(mult: i32) -> i32 {
+pub(crate) fn mult_to_rate(mult: i32) -> i32 {
     RATES
         .iter()
         .find(|r| r.1 == mult && mult != 0)
         .map_or(RATE_MAX, |r| r.0)
 }
 
-pub fn rate_to_mbps(rate: i32) -> i32 {
+pub(crate) fn rate_to_mbps(rate: i32) -> i32 {
     RATES
         .iter()
         .find(|r| r.0 == rate && r.2 != 0)
         .map_or(-1, |r| r.2)
 }
 
-pub fn mbps_to_rate(mbps: i32) -> i32 {
+pub(crate) fn mbps_to_rate(mbps: i32) -> i32 {
     RATES
         .iter()
         .find(|r| r.2 == mbps && mbps != 0)

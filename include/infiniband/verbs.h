@@ -741,11 +741,6 @@ enum ibv_selectivity_level {
 };
 
 /**
- * An errno value, the error currency of libibverbs.
- */
-struct Errno;
-
-/**
  * The pre-1.1 `ibv_port_attr` of the compat `query_port` slot; never defined.
  */
 struct _compat_ibv_port_attr;
@@ -1732,30 +1727,6 @@ struct ibv_fd_arr {
   int *arr;
   uint32_t count;
 };
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,19 +24,19 @@ use crate::uverbs::qp::CreateQp;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
-pub mod counters;
-pub mod device;
-pub mod dm;
-pub mod flow;
-pub mod flow_action;
-pub mod mr;
-pub mod post;
-pub mod qp_ex;
-pub mod wq;
-pub mod xrc;
+pub(crate) mod counters;
+pub(crate) mod device;
+pub(crate) mod dm;
+pub(crate) mod flow;
+pub(crate) mod flow_action;
+pub(crate) mod mr;
+pub(crate) mod post;
+pub(crate) mod qp_ex;
+pub(crate) mod wq;
+pub(crate) mod xrc;
 
 /// verbs_is_destroy_err, shared with the Rust provider's destroys.
-pub use crate::uverbs::disassoc::destroy_result;
+pub(crate) use crate::uverbs::disassoc::destroy_result;
 
 /// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
 const HDR: usize = 8;
@@ -195,7 +195,7 @@ unsafe fn on<T: Handled, R>(
     with_uverbs(ctx, |u| f(u, h))
 }
 
-pub unsafe fn get_context(
+pub(crate) unsafe fn get_context(
     vctx: *mut crate::driver_abi::v34::verbs_context,
     cmd: *mut c_void,
     cmd_size: usize,
@@ -218,7 +218,7 @@ pub unsafe fn get_context(
     unsafe { set_async_fd(ctx, info.async_fd, info.num_comp_vectors) }
 }
 
-pub unsafe fn query_device_any(
+pub(crate) unsafe fn query_device_any(
     ctx: *mut ibv_context,
     attr: *mut ibv_device_attr_ex,
     attr_size: usize,
@@ -250,14 +250,18 @@ pub unsafe fn query_device_any(
     Ok(())
 }
 
-pub unsafe fn query_port(ctx: *mut ibv_context, port: u8, attr: *mut ibv_port_attr) -> Result<()> {
+pub(crate) unsafe fn query_port(
+    ctx: *mut ibv_context,
+    port: u8,
+    attr: *mut ibv_port_attr,
+) -> Result<()> {
     let c = ctx_of(ctx)?;
     // SAFETY: the plugin's out struct.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     generic::port::query_port(&c, port, a)
 }
 
-pub unsafe fn alloc_pd(
+pub(crate) unsafe fn alloc_pd(
     ctx: *mut ibv_context,
     pd: *mut ibv_pd,
     cmd: *mut c_void,
@@ -277,13 +281,13 @@ pub unsafe fn alloc_pd(
     Ok(())
 }
 
-pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
+pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
     // SAFETY: an object of the plugin.
     unsafe { on(pd, |u, h| u.dealloc_pd(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_mr(
+pub(crate) unsafe fn reg_mr(
     pd: *mut ibv_pd,
     addr: *mut c_void,
     length: usize,
@@ -323,7 +327,7 @@ pub unsafe fn reg_mr(
     Ok(())
 }
 
-pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
+pub(crate) unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
     // SAFETY: an MR of the plugin.
     let (ctx, h, t) = unsafe { ((*vmr).ibv_mr.context, (*vmr).ibv_mr.handle, (*vmr).mr_type) };
     if t == IBV_MR_TYPE_NULL_MR {
@@ -332,7 +336,7 @@ pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
     with_uverbs(ctx, |u| u.dereg_mr(h))
 }
 
-pub unsafe fn alloc_mw(
+pub(crate) unsafe fn alloc_mw(
     pd: *mut ibv_pd,
     ty: u32,
     mw: *mut ibv_mw,
@@ -360,13 +364,13 @@ pub unsafe fn alloc_mw(
     Ok(())
 }
 
-pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
+pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
     // SAFETY: an object of the plugin.
     unsafe { on(mw, |u, h| u.dealloc_mw(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_cq(
+pub(crate) unsafe fn create_cq(
     ctx: *mut ibv_context,
     cqe: c_int,
     channel: *mut ibv_comp_channel,
@@ -420,7 +424,7 @@ fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
     }
 }
 
-pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
     // SAFETY: an object of the plugin.
     let r = unsafe { on(cq, |u, h| u.destroy_cq(h)) }?;
     wait_acked(
@@ -433,7 +437,7 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
     Ok(())
 }
 
-pub unsafe fn resize_cq(
+pub(crate) unsafe fn resize_cq(
     cq: *mut ibv_cq,
     cqe: c_int,
     cmd: *mut c_void,
@@ -455,7 +459,7 @@ pub unsafe fn resize_cq(
 }
 
 /// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
-pub unsafe fn modify_cq(
+pub(crate) unsafe fn modify_cq(
     cq: *mut ibv_cq,
     attr: *mut ibv_modify_cq_attr,
     cmd: *mut c_void,
@@ -480,7 +484,7 @@ pub unsafe fn modify_cq(
     with_uverbs(ctx, |u| u.modify_cq(&req, di))
 }
 
-pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
+pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
     // SAFETY: an object of the plugin.
     unsafe { on(cq, |u, h| u.req_notify_cq(h, solicited != 0)) }
 }
@@ -573,7 +577,7 @@ fn init_of(a: &ibv_qp_init_attr_ex) -> ibv_qp_init_attr {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_qp(
+pub(crate) unsafe fn create_qp(
     pd: *mut ibv_pd,
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_init_attr,
@@ -598,7 +602,7 @@ pub unsafe fn create_qp(
     Ok(())
 }
 
-pub unsafe fn modify_qp(
+pub(crate) unsafe fn modify_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
     mask: c_int,
@@ -618,7 +622,7 @@ pub unsafe fn modify_qp(
     Ok(())
 }
 
-pub unsafe fn query_qp(
+pub(crate) unsafe fn query_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
     mask: c_int,
@@ -650,7 +654,7 @@ pub unsafe fn query_qp(
     Ok(())
 }
 
-pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
+pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
     // SAFETY: an object of the plugin.
     let n = unsafe { on(qp, |u, h| u.destroy_qp(h)) }?;
     wait_acked(qp, EventCounts { comp: 0, async_: n });
@@ -658,7 +662,7 @@ pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_srq(
+pub(crate) unsafe fn create_srq(
     pd: *mut ibv_pd,
     srq: *mut ibv_srq,
     attr: *mut ibv_srq_init_attr,
@@ -698,7 +702,7 @@ pub unsafe fn create_srq(
     Ok(())
 }
 
-pub unsafe fn modify_srq(
+pub(crate) unsafe fn modify_srq(
     srq: *mut ibv_srq,
     attr: *mut ibv_srq_attr,
     mask: c_int,
@@ -718,7 +722,7 @@ pub unsafe fn modify_srq(
     with_uverbs(ctx, |u| u.modify_srq(&req, di))
 }
 
-pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
+pub(crate) unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
     // SAFETY: a live object of the plugin; the caller's attributes.
     let (ctx, h, a) = unsafe { parts(srq, attr)? };
     let r = with_uverbs(ctx, |u| u.query_srq(h, &[], &mut []))?;
@@ -728,14 +732,14 @@ pub unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()
     Ok(())
 }
 
-pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
+pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
     // SAFETY: an object of the plugin.
     let n = unsafe { on(srq, |u, h| u.destroy_srq(h)) }?;
     wait_acked(srq, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
-pub unsafe fn create_ah(
+pub(crate) unsafe fn create_ah(
     pd: *mut ibv_pd,
     ah: *mut ibv_ah,
     attr: *mut ibv_ah_attr,
@@ -780,12 +784,17 @@ pub unsafe fn create_ah(
     Ok(())
 }
 
-pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
+pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
     // SAFETY: an object of the plugin.
     unsafe { on(ah, |u, h| u.destroy_ah(h)) }
 }
 
-pub unsafe fn mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool) -> Result<()> {
+pub(crate) unsafe fn mcast(
+    qp: *mut ibv_qp,
+    gid: *const ibv_gid,
+    lid: u16,
+    attach: bool,
+) -> Result<()> {
     // SAFETY: a QP of the plugin; the caller's GID.
     let (ctx, h, g) = unsafe {
         (
@@ -809,7 +818,7 @@ pub unsafe fn mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16, attach: bool
 const EX_HDR: usize = 24;
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_cq_ex(
+pub(crate) unsafe fn create_cq_ex(
     ctx: *mut ibv_context,
     attr: *const ibv_cq_init_attr_ex,
     vcq: *mut verbs_cq,
@@ -867,7 +876,7 @@ pub unsafe fn create_cq_ex(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_qp_ex2(
+pub(crate) unsafe fn create_qp_ex2(
     ctx: *mut ibv_context,
     vqp: *mut verbs_qp,
     attr: *mut ibv_qp_init_attr_ex,

@@ -24,10 +24,12 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 /// The library's private half of a hosted context (rdma-core's
 /// `verbs_ex_private`): the plugin's full op table, and the fds until the
 /// context is opened, when our [`Context`] takes them over.
-pub struct Priv {
+pub(crate) struct Priv {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
     pub ops: RwLock<verbs_context_ops>,
     pending: Mutex<Pending>,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub device: Arc<Device>,
     /// Our Context once opened. The plugin's kernel commands reach its fds
     /// through this, never through the object registry: some verbs call the
@@ -45,7 +47,7 @@ struct Pending {
 /// by its `ibv_context` address.
 static HOSTED: RwLock<Option<HashMap<usize, Arc<Priv>>>> = RwLock::new(None);
 
-pub fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
+pub(crate) fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
     let g = HOSTED.read().unwrap_or_else(|p| p.into_inner());
     g.as_ref()
         .and_then(|m| m.get(&(ctx as usize)))
@@ -55,7 +57,8 @@ pub fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
 
 /// Whether any hosted context exists: the exported verbs skip the hosted
 /// checks entirely when none does.
-pub fn any_hosted() -> bool {
+#[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+pub(crate) fn any_hosted() -> bool {
     HOSTED
         .read()
         .unwrap_or_else(|p| p.into_inner())
@@ -65,7 +68,10 @@ pub fn any_hosted() -> bool {
 
 /// Runs `f` on the command fd of a hosted context: our Context's once it is
 /// open, the pending one while the plugin is still setting it up.
-pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result<R>) -> Result<R> {
+pub(crate) fn with_uverbs<R>(
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Uverbs) -> Result<R>,
+) -> Result<R> {
     let p = priv_of(ctx)?;
     if let Some(c) = opened(&p) {
         return f(&c.uverbs);
@@ -75,7 +81,7 @@ pub fn with_uverbs<R>(ctx: *const ibv_context, f: impl FnOnce(&Uverbs) -> Result
 }
 
 /// Our Context of a hosted context, once opened (without the registry).
-pub fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
+pub(crate) fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
     opened(&*priv_of(ctx)?).ok_or(Errno::EINVAL)
 }
 
@@ -87,7 +93,7 @@ fn opened(p: &Priv) -> Option<Arc<Context>> {
 ///
 /// # Safety
 /// `ctx` is NULL or points to a context (checked against ours first).
-pub unsafe fn set_async_fd(
+pub(crate) unsafe fn set_async_fd(
     ctx: *mut ibv_context,
     fd: OwnedFd,
     num_comp_vectors: u32,
@@ -106,7 +112,7 @@ pub unsafe fn set_async_fd(
 ///
 /// # Safety
 /// `vctx` points to a writable verbs_context inside the plugin's allocation.
-pub unsafe fn init_context(
+pub(crate) unsafe fn init_context(
     vctx: *mut VerbsContext44,
     device: *mut ibv_device,
     cmd_fd: c_int,
@@ -155,7 +161,7 @@ pub unsafe fn init_context(
 ///
 /// # Safety
 /// `vctx` is NULL or a verbs_context a plugin initialised through us.
-pub unsafe fn uninit_context(vctx: *mut VerbsContext44) {
+pub(crate) unsafe fn uninit_context(vctx: *mut VerbsContext44) {
     if vctx.is_null() {
         return;
     }
@@ -188,7 +194,7 @@ macro_rules! set_slots {
 ///
 /// # Safety
 /// `vctx` is a hosted context being set up; `ops` the plugin's table.
-pub unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
+pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
     // SAFETY: only the address is computed.
     let p = priv_of(unsafe { &raw mut (*vctx).context })?;
     p.ops.write().unwrap_or_else(|p| p.into_inner()).merge(ops);
@@ -261,7 +267,7 @@ fn set_lib_ops(v: &mut verbs_context) {
 
 /// verbs_open_device for a hosted device: the plugin allocates the context
 /// on a fresh command fd, then our Context takes over its fds.
-pub fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Context>> {
+pub(crate) fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Context>> {
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

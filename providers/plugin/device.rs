@@ -12,7 +12,7 @@ use std::ptr::NonNull;
 
 /// The sysfs record a plugin sees, built from what discovery found. Boxed:
 /// the plugin keeps its address (`verbs_device.sysfs`) for good.
-pub fn sysfs_record(dev: &SysfsDevice, driver_id: Option<u32>) -> Box<verbs_sysfs_dev> {
+pub(crate) fn sysfs_record(dev: &SysfsDevice, driver_id: Option<u32>) -> Box<verbs_sysfs_dev> {
     // SAFETY: plain C data (pointers, integers, char arrays); all-zero is valid.
     let mut s: Box<verbs_sysfs_dev> = Box::new(unsafe { std::mem::zeroed() });
     copy_c_str(&mut s.sysfs_name, &dev.uverbs_name);
@@ -37,7 +37,7 @@ pub fn sysfs_record(dev: &SysfsDevice, driver_id: Option<u32>) -> Box<verbs_sysf
 /// rdma-core's try_drivers: plugins whose table names the kernel driver id
 /// first, then every plugin in registration order. The first that matches
 /// and allocates a device wins.
-pub fn try_plugins(
+pub(crate) fn try_plugins(
     dev: &SysfsDevice,
     driver_id: Option<u32>,
 ) -> Option<(&'static Plugin, NonNull<verbs_device>)> {

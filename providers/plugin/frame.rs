@@ -13,9 +13,9 @@ use crate::uverbs::ioctl_hdr::UVERBS_ATTR_F_MANDATORY;
 
 /// Names an attribute of a frame, to read the kernel's answer back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot(usize);
+pub(crate) struct Slot(usize);
 
-pub struct Frame {
+pub(crate) struct Frame {
     /// The buffer struct, then the attribute array (8-byte aligned words).
     mem: Vec<u64>,
 }
@@ -26,7 +26,7 @@ impl Frame {
     ///
     /// # Safety
     /// `link` is NULL or a live command buffer chain of the plugin.
-    pub unsafe fn new(
+    pub(crate) unsafe fn new(
         object: u16,
         method: u16,
         own: usize,
@@ -55,7 +55,7 @@ impl Frame {
         Ok(f)
     }
 
-    pub fn ptr(&mut self) -> *mut ibv_command_buffer {
+    pub(crate) fn ptr(&mut self) -> *mut ibv_command_buffer {
         self.mem.as_mut_ptr().cast()
     }
 
@@ -91,7 +91,7 @@ impl Frame {
     ///
     /// # Safety
     /// `data` holds `len` readable bytes that outlive the call.
-    pub unsafe fn ptr_in(&mut self, id: u16, data: *const u8, len: usize) -> Slot {
+    pub(crate) unsafe fn ptr_in(&mut self, id: u16, data: *const u8, len: usize) -> Slot {
         if len <= 8 {
             let mut v = [0u8; 8];
             // SAFETY: per the contract.
@@ -106,40 +106,41 @@ impl Frame {
     ///
     /// # Safety
     /// `data` holds `len` writable bytes that outlive the call.
-    pub unsafe fn ptr_out(&mut self, id: u16, data: *mut u8, len: usize) -> Slot {
+    pub(crate) unsafe fn ptr_out(&mut self, id: u16, data: *mut u8, len: usize) -> Slot {
         self.push(id, len, data as u64)
     }
 
-    pub fn u32_in(&mut self, id: u16, v: u32) -> Slot {
+    pub(crate) fn u32_in(&mut self, id: u16, v: u32) -> Slot {
         self.push(id, 4, u64::from(v))
     }
 
-    pub fn u64_in(&mut self, id: u16, v: u64) -> Slot {
+    pub(crate) fn u64_in(&mut self, id: u16, v: u64) -> Slot {
         self.push(id, 8, v)
     }
 
     /// fill_attr_const_in: a u64 inline.
-    pub fn const_in(&mut self, id: u16, v: u64) -> Slot {
+    pub(crate) fn const_in(&mut self, id: u16, v: u64) -> Slot {
         self.push(id, 8, v)
     }
 
     /// fill_attr_in_obj: an object handle.
-    pub fn obj_in(&mut self, id: u16, handle: u32) -> Slot {
+    pub(crate) fn obj_in(&mut self, id: u16, handle: u32) -> Slot {
         self.push(id, 0, u64::from(handle))
     }
 
     /// fill_attr_out_obj: a new object's handle, read with [`Frame::read_obj`].
-    pub fn obj_out(&mut self, id: u16) -> Slot {
+    pub(crate) fn obj_out(&mut self, id: u16) -> Slot {
         self.push(id, 0, 0)
     }
 
     /// fill_attr_in_fd: nothing for a negative fd, as rdma-core.
-    pub fn fd_in(&mut self, id: u16, fd: i32) -> Option<Slot> {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn fd_in(&mut self, id: u16, fd: i32) -> Option<Slot> {
         (fd >= 0).then(|| self.push(id, 0, fd as i64 as u64))
     }
 
     /// fill_attr_in_enum's element: which form of the attribute `data` holds.
-    pub fn set_enum(&mut self, s: Slot, elem_id: u8) {
+    pub(crate) fn set_enum(&mut self, s: Slot, elem_id: u8) {
         // SAFETY: an attribute we pushed.
         unsafe {
             (*ibv_command_buffer::attrs(self.ptr()).add(s.0)).attr_data =
@@ -148,18 +149,19 @@ impl Frame {
     }
 
     /// attr_optional: an older kernel may ignore it.
-    pub fn optional(&mut self, s: Slot) {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn optional(&mut self, s: Slot) {
         // SAFETY: an attribute we pushed.
         unsafe {
             (*ibv_command_buffer::attrs(self.ptr()).add(s.0)).flags &= !UVERBS_ATTR_F_MANDATORY
         };
     }
 
-    pub fn read_obj(&mut self, s: Slot) -> u32 {
+    pub(crate) fn read_obj(&mut self, s: Slot) -> u32 {
         self.attr(s).data as u32
     }
 
-    pub fn attr(&mut self, s: Slot) -> ib_uverbs_attr {
+    pub(crate) fn attr(&mut self, s: Slot) -> ib_uverbs_attr {
         // SAFETY: an attribute we pushed.
         unsafe { *ibv_command_buffer::attrs(self.ptr()).add(s.0) }
     }
@@ -168,7 +170,7 @@ impl Frame {
     ///
     /// # Safety
     /// `ctx` is a hosted context; every pointer pushed is still live.
-    pub unsafe fn execute(&mut self, ctx: *mut ibv_context) -> Result<()> {
+    pub(crate) unsafe fn execute(&mut self, ctx: *mut ibv_context) -> Result<()> {
         if ctx.is_null() {
             return Err(Errno::EINVAL);
         }

@@ -62,7 +62,7 @@ unsafe fn links(cmd: *mut ibv_command_buffer) -> Result<Vec<*mut ibv_command_buf
 ///
 /// # Safety
 /// `link` is NULL or a live command buffer chain of the plugin.
-pub unsafe fn chained_attrs(link: *mut ibv_command_buffer) -> Result<usize> {
+pub(crate) unsafe fn chained_attrs(link: *mut ibv_command_buffer) -> Result<usize> {
     if link.is_null() {
         return Ok(0);
     }
@@ -81,7 +81,7 @@ pub unsafe fn chained_attrs(link: *mut ibv_command_buffer) -> Result<usize> {
 ///
 /// # Safety
 /// `cmd` is a live command buffer chain of the plugin.
-pub unsafe fn prepare(
+pub(crate) unsafe fn prepare(
     cmd: *mut ibv_command_buffer,
     driver_id: u32,
 ) -> Result<Vec<*mut ibv_command_buffer>> {
@@ -145,7 +145,7 @@ pub unsafe fn prepare(
 ///
 /// # Safety
 /// `cmd` and `chain` are what [`prepare`] was given and returned.
-pub unsafe fn finalize(cmd: *mut ibv_command_buffer, chain: &[*mut ibv_command_buffer]) {
+pub(crate) unsafe fn finalize(cmd: *mut ibv_command_buffer, chain: &[*mut ibv_command_buffer]) {
     // SAFETY: checked by prepare.
     let Ok((base, mut n)) = (unsafe { filled(cmd) }) else {
         return;
@@ -166,7 +166,7 @@ pub unsafe fn finalize(cmd: *mut ibv_command_buffer, chain: &[*mut ibv_command_b
 /// # Safety
 /// `ctx` is a hosted context and `cmd` a live command buffer chain of the
 /// plugin, per cmd_ioctl.h.
-pub unsafe fn execute(
+pub(crate) unsafe fn execute(
     ctx: *mut crate::abi::ibv_context,
     cmd: *mut ibv_command_buffer,
 ) -> Result<()> {

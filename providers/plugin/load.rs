@@ -15,16 +15,16 @@ use std::sync::{Mutex, Once};
 
 /// Where `.driver` files live (rdma-core's `IBV_CONFIG_DIR`); `IBV_CONFIG_DIR`
 /// in the environment overrides it (for tests).
-pub const CONFIG_DIR: &str = "/etc/libibverbs.d";
+pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 /// Where Debian's plugins live (rdma-core's `VERBS_PROVIDER_DIR`);
 /// `IBV_PROVIDER_DIR` overrides it.
-pub const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
 /// The file-name suffix of plugins of this private ABI.
-pub const SUFFIX: &str = "-rdmav34.so";
+pub(crate) const SUFFIX: &str = "-rdmav34.so";
 
 /// A registered plugin's ops; plugins are never unloaded, so they live forever.
 #[derive(Clone, Copy)]
-pub struct Registered(pub &'static verbs_device_ops);
+pub(crate) struct Registered(pub &'static verbs_device_ops);
 // SAFETY: the ops table is immutable static data of a loaded library.
 unsafe impl Send for Registered {}
 // SAFETY: as above.
@@ -33,7 +33,7 @@ unsafe impl Sync for Registered {}
 static REGISTERED: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 
 /// verbs_register_driver_34: appends, in load order.
-pub fn register(ops: &'static verbs_device_ops) {
+pub(crate) fn register(ops: &'static verbs_device_ops) {
     let mut r = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
     if !r.iter().any(|x| std::ptr::eq(x.0, ops)) {
         r.push(Registered(ops));
@@ -41,11 +41,11 @@ pub fn register(ops: &'static verbs_device_ops) {
 }
 
 /// The registered plugins, in registration order.
-pub fn registered() -> Vec<Registered> {
+pub(crate) fn registered() -> Vec<Registered> {
     REGISTERED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-pub fn show_warnings() -> bool {
+pub(crate) fn show_warnings() -> bool {
     std::env::var_os("IBV_SHOW_WARNINGS").is_some()
 }
 
@@ -56,7 +56,7 @@ fn warn(args: std::fmt::Arguments<'_>) {
 }
 
 /// The `driver` names of one config file; other directives are warned about.
-pub fn parse_config(text: &str, path: &Path) -> Vec<String> {
+pub(crate) fn parse_config(text: &str, path: &Path) -> Vec<String> {
     let mut names = Vec::new();
     for line in text.lines() {
         let line = line.trim_start_matches([' ', '\t']);
@@ -80,7 +80,7 @@ pub fn parse_config(text: &str, path: &Path) -> Vec<String> {
 
 /// Every driver name of the config directory, in the order rdma-core loads
 /// them (it prepends each name to its list, so the last read goes first).
-pub fn config_names(dir: &Path) -> Vec<String> {
+pub(crate) fn config_names(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         warn(format_args!(
             "couldn't open config directory '{}'.",
@@ -108,7 +108,7 @@ pub fn config_names(dir: &Path) -> Vec<String> {
 
 /// The names from RDMAV_DRIVERS (else IBV_DRIVERS), split at ':' and ';';
 /// ignored when the process runs set-uid.
-pub fn env_names() -> Vec<String> {
+pub(crate) fn env_names() -> Vec<String> {
     // SAFETY: getuid/geteuid cannot fail.
     if unsafe { libc::getuid() != libc::geteuid() } {
         return Vec::new();
@@ -119,7 +119,7 @@ pub fn env_names() -> Vec<String> {
 }
 
 /// The file names `load_one` tries for a driver name, in order.
-pub fn candidates(name: &str, provider_dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn candidates(name: &str, provider_dir: &Path) -> Vec<PathBuf> {
     if name.starts_with('/') {
         return vec![PathBuf::from(format!("{name}{SUFFIX}"))];
     }
@@ -165,7 +165,7 @@ fn load_one(name: &str, provider_dir: &Path) {
 }
 
 /// Loads every configured plugin, once per process.
-pub fn load_all() {
+pub(crate) fn load_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         crate::verbs::driver::init_verbs_log();

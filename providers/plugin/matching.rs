@@ -14,7 +14,7 @@ use crate::driver_abi::{
 use std::ffi::{CStr, CString};
 
 /// fnmatch(3) with no flags, as rdma-core matches modaliases.
-pub fn fnmatch(pattern: &CStr, value: &str) -> bool {
+pub(crate) fn fnmatch(pattern: &CStr, value: &str) -> bool {
     let Ok(v) = CString::new(value) else {
         return false;
     };
@@ -23,7 +23,7 @@ pub fn fnmatch(pattern: &CStr, value: &str) -> bool {
 }
 
 /// One table row against a modalias-style value.
-pub fn match_modalias(ent: &verbs_match_ent, value: &str) -> bool {
+pub(crate) fn match_modalias(ent: &verbs_match_ent, value: &str) -> bool {
     match ent.kind {
         VERBS_MATCH_MODALIAS => {
             let p = ent.u as usize as *const std::ffi::c_char;
@@ -40,7 +40,7 @@ pub fn match_modalias(ent: &verbs_match_ent, value: &str) -> bool {
 }
 
 /// The rows of a plugin's table, up to its sentinel.
-pub fn table(ops: &verbs_device_ops) -> &[verbs_match_ent] {
+pub(crate) fn table(ops: &verbs_device_ops) -> &[verbs_match_ent] {
     let t = ops.match_table;
     if t.is_null() {
         return &[];
@@ -56,7 +56,7 @@ pub fn table(ops: &verbs_device_ops) -> &[verbs_match_ent] {
     }
 }
 
-pub fn by_driver_id(ops: &verbs_device_ops, driver_id: u32) -> Option<&verbs_match_ent> {
+pub(crate) fn by_driver_id(ops: &verbs_device_ops, driver_id: u32) -> Option<&verbs_match_ent> {
     if driver_id == crate::netlink::RDMA_DRIVER_UNKNOWN {
         return None;
     }
@@ -97,7 +97,7 @@ fn by_modalias<'a>(
 }
 
 /// rdma-core's match_device: sets `sd.match` and says whether `ops` drives it.
-pub fn matches(
+pub(crate) fn matches(
     ops: &verbs_device_ops,
     sd: &mut verbs_sysfs_dev,
     read_modalias: impl FnOnce() -> Option<String>,

@@ -6,15 +6,15 @@
 //! `crate::driver_abi::v34`; a later ABI adds a module there, not a second host.
 #![allow(unsafe_code)]
 
-pub mod cmd;
-pub mod context;
-pub mod device;
-pub mod frame;
-pub mod ioctl;
-pub mod load;
-pub mod matching;
-pub mod objects;
-pub mod ops;
+pub(crate) mod cmd;
+pub(crate) mod context;
+pub(crate) mod device;
+pub(crate) mod frame;
+pub(crate) mod ioctl;
+pub(crate) mod load;
+pub(crate) mod matching;
+pub(crate) mod objects;
+pub(crate) mod ops;
 
 use crate::context::Context;
 use crate::device::Device;
@@ -27,7 +27,7 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
 /// One registered plugin.
-pub struct Plugin {
+pub(crate) struct Plugin {
     pub ops: &'static verbs_device_ops,
     pub name: &'static str,
 }
@@ -38,7 +38,7 @@ unsafe impl Sync for Plugin {}
 // SAFETY: as above.
 unsafe impl Send for Plugin {}
 
-pub fn name_of(ops: &verbs_device_ops) -> String {
+pub(crate) fn name_of(ops: &verbs_device_ops) -> String {
     if ops.name.is_null() {
         return "?".into();
     }
@@ -52,7 +52,7 @@ pub fn name_of(ops: &verbs_device_ops) -> String {
 static PLUGINS: Mutex<Vec<&'static Plugin>> = Mutex::new(Vec::new());
 
 /// The registered plugins, after loading every configured one (once).
-pub fn plugins() -> Vec<&'static Plugin> {
+pub(crate) fn plugins() -> Vec<&'static Plugin> {
     load::load_all();
     let mut ps = PLUGINS.lock().unwrap_or_else(|p| p.into_inner());
     for r in load::registered() {
@@ -65,7 +65,7 @@ pub fn plugins() -> Vec<&'static Plugin> {
 }
 
 /// A device for `sysfs` from the first plugin that drives it, and that plugin.
-pub fn claim(
+pub(crate) fn claim(
     sysfs: &SysfsDevice,
     driver_id: Option<u32>,
 ) -> Option<(Device, &'static dyn Provider)> {
@@ -74,7 +74,7 @@ pub fn claim(
 }
 
 /// The plugin's verbs_device behind a hosted device.
-pub fn verbs_device_of(dev: &Device) -> Option<NonNull<verbs_device>> {
+pub(crate) fn verbs_device_of(dev: &Device) -> Option<NonNull<verbs_device>> {
     dev.hosted_c().map(NonNull::cast)
 }
 

@@ -10,11 +10,12 @@ use std::ffi::c_void;
 use std::sync::RwLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     // In the order close destroys leftovers: users before what they use.
     Qp,
     Srq,
     Ah,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     Mw,
     Mr,
     Cq,
@@ -29,7 +30,7 @@ struct Entry {
 
 static OBJECTS: RwLock<Option<HashMap<usize, Entry>>> = RwLock::new(None);
 
-pub fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
+pub(crate) fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
     let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
     g.get_or_insert_with(HashMap::new).insert(
         p as usize,
@@ -41,7 +42,7 @@ pub fn track(p: *mut c_void, kind: Kind, ctx: *mut ibv_context) {
 }
 
 /// Forgets an object the plugin destroyed.
-pub fn untrack(p: *mut c_void) {
+pub(crate) fn untrack(p: *mut c_void) {
     let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
     if let Some(m) = g.as_mut() {
         m.remove(&(p as usize));
@@ -49,7 +50,7 @@ pub fn untrack(p: *mut c_void) {
 }
 
 /// ibv_close_device: destroys every object of `ctx` still alive, users first.
-pub fn destroy_all(ctx: *mut ibv_context, ops: &verbs_context_ops) {
+pub(crate) fn destroy_all(ctx: *mut ibv_context, ops: &verbs_context_ops) {
     let mut left: Vec<(Kind, usize)> = {
         let mut g = OBJECTS.write().unwrap_or_else(|p| p.into_inner());
         let Some(m) = g.as_mut() else { return };

@@ -17,7 +17,7 @@ use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-pub struct Hosted {
+pub(crate) struct Hosted {
     pub p: Arc<Priv>,
 }
 
@@ -42,7 +42,7 @@ fn made<T>(p: *mut T, kind: Kind, ctx: *mut ibv_context) -> Result<New> {
 ///
 /// # Safety
 /// `cq` is the plugin's new CQ.
-pub unsafe fn init_cq(
+pub(crate) unsafe fn init_cq(
     cq: *mut ibv_cq,
     ctx: *mut ibv_context,
     channel: Option<&Obj>,
@@ -66,7 +66,7 @@ pub unsafe fn init_cq(
 }
 
 impl Hosted {
-    pub fn ops(&self) -> verbs_context_ops {
+    pub(crate) fn ops(&self) -> verbs_context_ops {
         *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
     }
 

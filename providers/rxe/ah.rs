@@ -17,7 +17,7 @@ use crate::uverbs::rxe::CreateAhResp;
 /// An rxe AH: the C struct, then what a UD send needs to address it, in one
 /// slab slot (rdma-core's `struct rxe_ah`).
 #[repr(C)]
-pub struct RxeAh {
+pub(crate) struct RxeAh {
     pub c: ibv_ah,
     /// The kernel's AH index; 0 on old kernels.
     pub ah_num: u32,
@@ -36,7 +36,7 @@ static AHS: Slab<RxeAh> = Slab::new(tag_of("RxeAh"));
 
 /// The data path's check of an AH pointer inside a UD work request.
 #[inline]
-pub fn pin(p: *const ibv_ah) -> Option<Pinned<RxeAh>> {
+pub(crate) fn pin(p: *const ibv_ah) -> Option<Pinned<RxeAh>> {
     AHS.pin(p.cast())
 }
 
@@ -83,7 +83,7 @@ fn make_av(pd: &Obj, attr: &ibv_ah_attr) -> Result<Av> {
 }
 
 /// CREATE_AH, keeping the kernel's AH index.
-pub fn create(pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
+pub(crate) fn create(pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
     let ctx = &pd.ctx;
     let req = CreateAh {
         pd_handle: pd::handle(pd),
@@ -116,6 +116,6 @@ pub fn create(pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
 }
 
 /// DESTROY_AH.
-pub fn destroy(ah: &Obj) -> Result<()> {
+pub(crate) fn destroy(ah: &Obj) -> Result<()> {
     ah.ctx.uverbs.destroy_ah(ah.read_c(|c: &ibv_ah| c.handle))
 }

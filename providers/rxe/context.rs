@@ -11,12 +11,12 @@ use crate::device::copy_c_str;
 use crate::entry::Result;
 
 #[derive(Default)]
-pub struct RxeContext {}
+pub(super) struct RxeContext {}
 
 impl RxeContext {
     /// Sets the op slots rxe implements itself (data path); the rest keep the
     /// library's dispatchers (to the ContextOps below) or dummies.
-    pub fn fill_ops(v: &mut verbs_context) {
+    pub(super) fn fill_ops(v: &mut verbs_context) {
         // The data path: called by verbs.h inline code with C's pointers.
         v.context.ops.post_send = Some(super::post::post_send);
         v.context.ops.post_recv = Some(super::post::post_recv);

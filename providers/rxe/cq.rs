@@ -35,7 +35,7 @@ const RXE_SUP_WC_FLAGS: u64 = IBV_WC_EX_WITH_BYTE_LEN as u64
 /// `IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN`
 const CQ_FLAGS_IGNORE_OVERRUN: u32 = 1 << 1;
 
-pub struct CqArgs {
+pub(super) struct CqArgs {
     pub cqe: c_int,
     pub cq_context: *mut c_void,
     pub channel: Option<Arc<Obj>>,
@@ -47,7 +47,7 @@ pub struct CqArgs {
 }
 
 /// ibv_create_cq_ex's checks, in rdma-core's order; returns the kernel flags.
-pub fn ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
+pub(super) fn ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
     if attr.wc_flags & !RXE_SUP_WC_FLAGS != 0 {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -69,7 +69,7 @@ pub fn ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
     Ok(flags)
 }
 
-pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
+pub(super) fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
     let slot = CQS.vacant();
     let comp_channel = a
         .channel
@@ -127,7 +127,7 @@ pub fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
     }))
 }
 
-pub fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
+pub(super) fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     let st = state(cq)?;
     if st.lock.held_by_me() {
         // Inside this thread's own poll batch (rdma-core would deadlock).
@@ -149,7 +149,7 @@ pub fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     Ok(())
 }
 
-pub fn destroy(cq: &Obj) -> Result<EventCounts> {
+pub(super) fn destroy(cq: &Obj) -> Result<EventCounts> {
     let st = state(cq)?;
     let r = cq.ctx.uverbs.destroy_cq(st.handle)?;
     if let Some(ch) = &st.channel {
@@ -161,7 +161,7 @@ pub fn destroy(cq: &Obj) -> Result<EventCounts> {
     })
 }
 
-pub fn req_notify(cq: &Obj, solicited_only: bool) -> Result<()> {
+pub(super) fn req_notify(cq: &Obj, solicited_only: bool) -> Result<()> {
     cq.ctx
         .uverbs
         .req_notify_cq(state(cq)?.handle, solicited_only)

@@ -8,27 +8,27 @@ use crate::abi::*;
 use crate::context::generic::qp_attr;
 use crate::entry::Result;
 
-pub fn cq_ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
+pub(crate) fn cq_ex_flags(attr: &ibv_cq_init_attr_ex) -> Result<u32> {
     cq::ex_flags(attr)
 }
 
-pub fn qp_check_ex(attr: &ibv_qp_init_attr_ex) -> Result<()> {
+pub(crate) fn qp_check_ex(attr: &ibv_qp_init_attr_ex) -> Result<()> {
     qp::check_ex(attr)
 }
 
-pub fn qp_legacy_mask(mask: c_int) -> Result<u32> {
+pub(crate) fn qp_legacy_mask(mask: c_int) -> Result<u32> {
     qp_attr::legacy_mask(mask)
 }
 
 /// A modify's address vector goes to the kernel and comes back from a
 /// query unchanged.
-pub fn qp_dest_round_trip(a: &ibv_ah_attr) {
+pub(crate) fn qp_dest_round_trip(a: &ibv_ah_attr) {
     let b = qp_attr::ah_from(&qp_attr::dest(a));
     assert_eq!(fields(a), fields(&b));
 }
 
 /// An AH's attributes reach the kernel's struct unchanged.
-pub fn ah_round_trip(a: &ibv_ah_attr) {
+pub(crate) fn ah_round_trip(a: &ibv_ah_attr) {
     let k = ah::kernel_attr(a);
     let g = &k.grh;
     let got = (

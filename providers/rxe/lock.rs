@@ -9,7 +9,7 @@ use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-pub struct SpinLock<T> {
+pub(crate) struct SpinLock<T> {
     locked: AtomicBool,
     /// The thread holding the lock across C calls (a batch: see
     /// [`SpinLock::begin`]), 0 when none. Written only by the holder.
@@ -20,7 +20,7 @@ pub struct SpinLock<T> {
 /// A non-zero id of the calling thread (the address of a thread-local),
 /// cheap enough for every data-path call.
 #[inline]
-pub fn thread_id() -> usize {
+pub(crate) fn thread_id() -> usize {
     thread_local! {
         static ID: u8 = const { 0 };
     }
@@ -33,12 +33,12 @@ unsafe impl<T: Send> Sync for SpinLock<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SpinLock<T> {}
 
-pub struct Guard<'a, T> {
+pub(crate) struct Guard<'a, T> {
     lock: &'a SpinLock<T>,
 }
 
 impl<T> SpinLock<T> {
-    pub const fn new(v: T) -> Self {
+    pub(crate) const fn new(v: T) -> Self {
         SpinLock {
             locked: AtomicBool::new(false),
             owner: AtomicUsize::new(0),
@@ -77,7 +77,7 @@ impl<T> SpinLock<T> {
         true
     }
 
-    pub fn lock(&self) -> Guard<'_, T> {
+    pub(crate) fn lock(&self) -> Guard<'_, T> {
         self.acquire();
         Guard { lock: self }
     }
@@ -87,13 +87,13 @@ impl<T> SpinLock<T> {
     /// destroy waits for this call, which must not wait for a lock whose
     /// holder may never release it, e.g. a batch left open).
     #[inline]
-    pub fn lock_while(&self, alive: impl Fn() -> bool) -> Option<Guard<'_, T>> {
+    pub(crate) fn lock_while(&self, alive: impl Fn() -> bool) -> Option<Guard<'_, T>> {
         self.acquire_while(alive).then_some(Guard { lock: self })
     }
 
     /// Whether the calling thread holds the lock for a batch.
     #[inline]
-    pub fn held_by_me(&self) -> bool {
+    pub(crate) fn held_by_me(&self) -> bool {
         // No owner (the common case on the data path) needs no thread-local
         // lookup: thread ids are never 0.
         let owner = self.owner.load(Ordering::Relaxed);
@@ -101,7 +101,7 @@ impl<T> SpinLock<T> {
     }
 
     #[cfg(test)]
-    pub fn begin(&self) -> bool {
+    pub(crate) fn begin(&self) -> bool {
         self.begin_while(|| true)
     }
 
@@ -110,7 +110,7 @@ impl<T> SpinLock<T> {
     /// `ibv_wr_start` .. `ibv_wr_complete`). False, without waiting, if this
     /// thread already holds it (where rdma-core would deadlock), and false
     /// when `alive` turns false while waiting (see [`SpinLock::lock_while`]).
-    pub fn begin_while(&self, alive: impl Fn() -> bool) -> bool {
+    pub(crate) fn begin_while(&self, alive: impl Fn() -> bool) -> bool {
         if self.held_by_me() || !self.acquire_while(alive) {
             return false;
         }
@@ -126,7 +126,7 @@ impl<T> SpinLock<T> {
     /// per C call): the lock and the owner check make it exclusive otherwise.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    pub unsafe fn batch(&self) -> Option<&mut T> {
+    pub(crate) unsafe fn batch(&self) -> Option<&mut T> {
         // SAFETY: only the owner thread gets here, holding the lock; per the
         // contract it has no other reference.
         self.held_by_me().then(|| unsafe { &mut *self.data.get() })
@@ -136,7 +136,7 @@ impl<T> SpinLock<T> {
     ///
     /// # Safety
     /// No reference from [`SpinLock::batch`] is alive.
-    pub unsafe fn end(&self) -> bool {
+    pub(crate) unsafe fn end(&self) -> bool {
         if !self.held_by_me() {
             return false;
         }

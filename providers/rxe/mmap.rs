@@ -26,7 +26,7 @@ fn prot() -> ProtFlags {
 
 /// `mmap(PROT_READ | PROT_WRITE, MAP_SHARED)` of `len` bytes, unmapped on drop.
 #[derive(Debug)]
-pub struct Mmap {
+pub(crate) struct Mmap {
     ptr: NonNull<u8>,
     len: usize,
     /// `Some` for a heap-backed stand-in: the block, shared by its aliases.
@@ -63,7 +63,7 @@ unsafe impl Sync for Mmap {}
 impl Mmap {
     /// Maps the queue the kernel described in `info` (from a create/resize
     /// response) from the uverbs fd `fd`.
-    pub fn map(fd: BorrowedFd<'_>, info: &MmapInfo) -> Result<Mmap> {
+    pub(crate) fn map(fd: BorrowedFd<'_>, info: &MmapInfo) -> Result<Mmap> {
         let off = libc::off_t::try_from(info.offset).map_err(|_| Errno::EINVAL)?;
         let len = NonZeroUsize::new(info.size as usize).ok_or(Errno::EINVAL)?;
         // SAFETY: a new mapping at an address the kernel chooses; it cannot
@@ -73,7 +73,8 @@ impl Mmap {
     }
 
     /// A zeroed shared anonymous mapping: a stand-in for the kernel's queue.
-    pub fn anonymous(len: usize) -> Result<Mmap> {
+    #[cfg(test)]
+    pub(crate) fn anonymous(len: usize) -> Result<Mmap> {
         let len = NonZeroUsize::new(len).ok_or(Errno::EINVAL)?;
         // SAFETY: as in `map`.
         let p = unsafe { mman::mmap_anonymous(None, len, prot(), MapFlags::MAP_SHARED) }?;
@@ -90,7 +91,7 @@ impl Mmap {
 
     /// A zeroed, page-aligned heap block standing in for a kernel queue
     /// (tests, fuzzing, UB checks); see the module doc.
-    pub fn heap(len: usize) -> Result<Mmap> {
+    pub(crate) fn heap(len: usize) -> Result<Mmap> {
         let layout = std::alloc::Layout::from_size_align(len, 4096).map_err(|_| Errno::EINVAL)?;
         if len == 0 {
             return Err(Errno::EINVAL);
@@ -107,7 +108,7 @@ impl Mmap {
 
     /// A second view of a heap-backed block (the stand-in kernel's), `None`
     /// for a real mapping.
-    pub fn alias(&self) -> Option<Mmap> {
+    pub(crate) fn alias(&self) -> Option<Mmap> {
         let heap = self.heap.clone()?;
         Some(Mmap {
             ptr: heap.ptr,
@@ -116,11 +117,12 @@ impl Mmap {
         })
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
@@ -130,7 +132,7 @@ impl Mmap {
 
     /// The 32-bit word at `off` as an atomic; `None` if out of bounds or
     /// misaligned.
-    pub fn atomic_u32(&self, off: usize) -> Option<&AtomicU32> {
+    pub(crate) fn atomic_u32(&self, off: usize) -> Option<&AtomicU32> {
         if !self.in_bounds(off, 4) || !off.is_multiple_of(4) {
             return None;
         }

@@ -2,11 +2,11 @@
 //! library mmaps from the uverbs fd; work requests and completions are written
 //! and read there directly, the kernel is only rung as a doorbell.
 
-pub mod mmap;
-pub mod queue;
-pub mod wqe;
+pub(crate) mod mmap;
+pub(crate) mod queue;
+pub(crate) mod wqe;
 
-pub mod ah;
+pub(crate) mod ah;
 mod context;
 mod cq;
 #[doc(hidden)]
@@ -20,4 +20,4 @@ mod qp;
 mod srq;
 mod wr;
 
-pub use provider::RXE;
+pub(crate) use provider::RXE;

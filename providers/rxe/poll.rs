@@ -25,7 +25,7 @@ const _: () = {
 
 /// `ibv_poll_cq`: up to `ne` completions copied into `wc`; a negative value
 /// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
-pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
+pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     // Busy pollers mostly find the CQ empty: say so without the lock and
     // before the traced path sets up its frame (tracing takes that path).
     let empty = || ne > 0 && !wc.is_null() && cq::pin(ibcq).is_some_and(|c| c.st.seen_empty());
@@ -37,38 +37,37 @@ pub unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) 
 }
 
 #[inline(never)]
+#[entry(value(-1), name = poll_cq)]
 unsafe fn poll_cq_traced(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
-    entry!(value(-1), poll_cq(ibcq, ne, wc) {
-        let Some(cq) = cq::pin(ibcq) else {
-            crate::entry::set_errno(crate::entry::Errno::EINVAL);
-            return -1;
-        };
-        let st = &cq.st;
-        if ne <= 0 {
-            return 0;
+    let Some(cq) = cq::pin(ibcq) else {
+        crate::entry::set_errno(crate::entry::Errno::EINVAL);
+        return -1;
+    };
+    let st = &cq.st;
+    if ne <= 0 {
+        return 0;
+    }
+    // Inside this thread's own start_poll batch: the lock is ours
+    // already (rdma-core would deadlock).
+    if wc.is_null() || st.lock.held_by_me() {
+        crate::entry::set_errno(crate::entry::Errno::EINVAL);
+        return -1;
+    }
+    // A CQ destroyed meanwhile: EINVAL rather than wait for its lock
+    // (whose holder may be a batch that never ends).
+    let Some(mut g) = st.lock.lock_while(|| cq.alive()) else {
+        crate::entry::set_errno(crate::entry::Errno::EINVAL);
+        return -1;
+    };
+    let out = wc.cast::<u8>();
+    g.queue.drain(ne as u32, |i, slot| {
+        // SAFETY: `wc` has room for `ne` entries (verbs contract) and
+        // i < ne; the slot holds at least CQE_SIZE bytes (checked when
+        // mapped); ibv_wc is plain data for which any bytes are valid.
+        unsafe {
+            std::ptr::copy_nonoverlapping(slot.as_ptr(), out.add(i as usize * CQE_SIZE), CQE_SIZE)
         }
-        // Inside this thread's own start_poll batch: the lock is ours
-        // already (rdma-core would deadlock).
-        if wc.is_null() || st.lock.held_by_me() {
-            crate::entry::set_errno(crate::entry::Errno::EINVAL);
-            return -1;
-        }
-        // A CQ destroyed meanwhile: EINVAL rather than wait for its lock
-        // (whose holder may be a batch that never ends).
-        let Some(mut g) = st.lock.lock_while(|| cq.alive()) else {
-            crate::entry::set_errno(crate::entry::Errno::EINVAL);
-            return -1;
-        };
-        let out = wc.cast::<u8>();
-        g.queue.drain(ne as u32, |i, slot| {
-            // SAFETY: `wc` has room for `ne` entries (verbs contract) and
-            // i < ne; the slot holds at least CQE_SIZE bytes (checked when
-            // mapped); ibv_wc is plain data for which any bytes are valid.
-            unsafe {
-                std::ptr::copy_nonoverlapping(slot.as_ptr(), out.add(i as usize * CQE_SIZE), CQE_SIZE)
-            }
-        }) as c_int
-    })
+    }) as c_int
 }
 
 /// Publishes `cur`'s completion fields (`status`, `wr_id`) in the C struct;
@@ -99,73 +98,70 @@ fn u32_at(slot: &[u8], off: usize) -> u32 {
 /// the CQ's ring state until `ibv_end_poll` (ENOENT, batch closed, when there
 /// is nothing to poll). EINVAL for a CQ that is not ours or a second
 /// `start_poll` of the same thread.
+#[entry(value(libc::EIO))]
 pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_attr) -> c_int {
-    entry!(value(libc::EIO), start_poll(cq, _attr) {
-        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
-            return libc::EINVAL;
-        };
-        let lock = &c.st.lock;
-        if !lock.begin_while(|| c.alive()) {
-            return libc::EINVAL;
-        }
-        // SAFETY: our batch, just opened; the reference ends in this call.
-        let inner = unsafe { lock.batch() }.expect("batch just opened");
-        inner.cur = inner.queue.consumer_index();
-        if !show(&c, inner) {
-            // SAFETY: `inner` is not used again.
-            unsafe { lock.end() };
-            crate::entry::set_errno(crate::entry::Errno::ENOENT);
-            return libc::ENOENT;
-        }
-        0
-    })
+    let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
+        return libc::EINVAL;
+    };
+    let lock = &c.st.lock;
+    if !lock.begin_while(|| c.alive()) {
+        return libc::EINVAL;
+    }
+    // SAFETY: our batch, just opened; the reference ends in this call.
+    let inner = unsafe { lock.batch() }.expect("batch just opened");
+    inner.cur = inner.queue.consumer_index();
+    if !show(&c, inner) {
+        // SAFETY: `inner` is not used again.
+        unsafe { lock.end() };
+        crate::entry::set_errno(crate::entry::Errno::ENOENT);
+        return libc::ENOENT;
+    }
+    0
 }
 
 /// `ibv_next_poll`: the next completion of the batch; ENOENT keeps the batch
 /// (and the CQ lock) until `ibv_end_poll`. EINVAL outside the calling
 /// thread's batch.
+#[entry(value(libc::EIO))]
 pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
-    entry!(value(libc::EIO), next_poll(cq) {
-        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
-            return libc::EINVAL;
-        };
-        // SAFETY: one reference for this call.
-        let Some(inner) = (unsafe { c.st.lock.batch() }) else {
-            return libc::EINVAL;
-        };
-        if inner.shown {
-            inner.cur = inner.queue.next_index(inner.cur);
-        }
-        if !show(&c, inner) {
-            let _ = inner.queue.publish_consumer(inner.cur);
-            crate::entry::set_errno(crate::entry::Errno::ENOENT);
-            return libc::ENOENT;
-        }
-        0
-    })
+    let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
+        return libc::EINVAL;
+    };
+    // SAFETY: one reference for this call.
+    let Some(inner) = (unsafe { c.st.lock.batch() }) else {
+        return libc::EINVAL;
+    };
+    if inner.shown {
+        inner.cur = inner.queue.next_index(inner.cur);
+    }
+    if !show(&c, inner) {
+        let _ = inner.queue.publish_consumer(inner.cur);
+        crate::entry::set_errno(crate::entry::Errno::ENOENT);
+        return libc::ENOENT;
+    }
+    0
 }
 
 /// `ibv_end_poll`: consumes what the batch showed and closes it. Nothing
 /// outside the calling thread's batch.
+#[entry(value(()))]
 pub unsafe extern "C" fn end_poll(cq: *mut ibv_cq_ex) {
-    entry!(value(()), end_poll(cq) {
-        let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
-            return;
-        };
-        let lock = &c.st.lock;
-        // SAFETY: one reference for this call.
-        let Some(inner) = (unsafe { lock.batch() }) else {
-            return;
-        };
-        let next = match inner.shown {
-            true => inner.queue.next_index(inner.cur),
-            false => inner.cur,
-        };
-        let _ = inner.queue.publish_consumer(next);
-        inner.shown = false;
-        // SAFETY: `inner` is not used again.
-        unsafe { lock.end() };
-    })
+    let Some(c) = cq::pin(cq.cast::<ibv_cq>()) else {
+        return;
+    };
+    let lock = &c.st.lock;
+    // SAFETY: one reference for this call.
+    let Some(inner) = (unsafe { lock.batch() }) else {
+        return;
+    };
+    let next = match inner.shown {
+        true => inner.queue.next_index(inner.cur),
+        false => inner.cur,
+    };
+    let _ = inner.queue.publish_consumer(next);
+    inner.shown = false;
+    // SAFETY: `inner` is not used again.
+    unsafe { lock.end() };
 }
 
 /// Reads a field of the batch's current completion (0 outside the calling
@@ -182,7 +178,7 @@ fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
 
 macro_rules! reader {
     ($name:ident -> $t:ty = $field:ident as $conv:expr) => {
-        pub unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
+        pub(crate) unsafe extern "C" fn $name(cq: *mut ibv_cq_ex) -> $t {
             read(cq, |s| $conv(s, offset_of!(Cqe, $field))).unwrap_or_default()
         }
     };
@@ -208,7 +204,7 @@ reader!(read_slid -> u32 = slid as r16);
 reader!(read_sl -> u8 = sl as r8);
 reader!(read_dlid_path_bits -> u8 = dlid_path_bits as r8);
 
-pub unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
+pub(super) unsafe extern "C" fn read_opcode(cq: *mut ibv_cq_ex) -> ibv_wc_opcode {
     let r = read(cq, |s| u32_at(s, offset_of!(Cqe, opcode)));
     ibv_wc_opcode(r.unwrap_or(0))
 }

@@ -6,7 +6,7 @@
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
 //! are reached from their C pointers with one slab check (`qp::pin`: an
 //! address check, then the slot's tag, see `crate::object::slab`), held for
-//! the call; tracing costs one relaxed load (`entry!`).
+//! the call; tracing costs one relaxed load (`#[entry]`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
@@ -288,15 +288,14 @@ unsafe fn post_send_list(
     }
 }
 
+#[entry(value(libc::EIO))]
 pub unsafe extern "C" fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
     bad_wr: *mut *mut ibv_send_wr,
 ) -> c_int {
     // SAFETY: the op's C arguments, forwarded.
-    entry!(value(libc::EIO), post_send(qp, wr, bad_wr) {
-        unsafe { post_send_list(qp, wr, bad_wr) }
-    })
+    unsafe { post_send_list(qp, wr, bad_wr) }
 }
 
 /// Posts a receive list into `queue` (RQ or SRQ) as rdma-core's rxe: a full
@@ -341,51 +340,49 @@ unsafe fn post_recv_list(
     0
 }
 
+#[entry(value(libc::EIO))]
 pub unsafe extern "C" fn post_recv(
     qp: *mut ibv_qp,
     wr: *mut ibv_recv_wr,
     bad_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    entry!(value(libc::EIO), post_recv(qp, wr, bad_wr) {
-        if bad_wr.is_null() {
-            return libc::EINVAL;
-        }
-        // SAFETY: the caller's out pointer, checked non-NULL.
-        unsafe { *bad_wr = std::ptr::null_mut() };
-        let Some(q) = qp::pin(qp) else {
-            return libc::EINVAL;
-        };
-        let Some(rq) = &q.st.rq else {
-            return libc::EINVAL;
-        };
-        if wr.is_null() {
-            return libc::EINVAL;
-        }
-        // The state the core keeps in the C struct (C10-97.2.1: no receives
-        // in RESET).
-        if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
-            return libc::EINVAL;
-        }
-        // SAFETY: the caller's list; bad_wr checked.
-        unsafe { post_recv_list(&rq.queue, rq.max_sge, || q.alive(), wr, bad_wr) }
-    })
+    if bad_wr.is_null() {
+        return libc::EINVAL;
+    }
+    // SAFETY: the caller's out pointer, checked non-NULL.
+    unsafe { *bad_wr = std::ptr::null_mut() };
+    let Some(q) = qp::pin(qp) else {
+        return libc::EINVAL;
+    };
+    let Some(rq) = &q.st.rq else {
+        return libc::EINVAL;
+    };
+    if wr.is_null() {
+        return libc::EINVAL;
+    }
+    // The state the core keeps in the C struct (C10-97.2.1: no receives
+    // in RESET).
+    if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
+        return libc::EINVAL;
+    }
+    // SAFETY: the caller's list; bad_wr checked.
+    unsafe { post_recv_list(&rq.queue, rq.max_sge, || q.alive(), wr, bad_wr) }
 }
 
+#[entry(value(libc::EIO))]
 pub unsafe extern "C" fn post_srq_recv(
     srq: *mut ibv_srq,
     wr: *mut ibv_recv_wr,
     bad_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    entry!(value(libc::EIO), post_srq_recv(srq, wr, bad_wr) {
-        if bad_wr.is_null() {
-            return libc::EINVAL;
-        }
-        let Some(s) = super::srq::pin(srq) else {
-            return libc::EINVAL;
-        };
-        // SAFETY: the caller's list; bad_wr checked.
-        unsafe { post_recv_list(&s.st.queue, s.st.max_sge, || s.alive(), wr, bad_wr) }
-    })
+    if bad_wr.is_null() {
+        return libc::EINVAL;
+    }
+    let Some(s) = super::srq::pin(srq) else {
+        return libc::EINVAL;
+    };
+    // SAFETY: the caller's list; bad_wr checked.
+    unsafe { post_recv_list(&s.st.queue, s.st.max_sge, || s.alive(), wr, bad_wr) }
 }
 
 /// The next rkey of a type 1 MW bind: same index, key byte + 1.
@@ -395,36 +392,39 @@ fn next_rkey(rkey: u32) -> u32 {
 
 /// `ibv_bind_mw` (type 1 windows): a BIND_MW send WR; on success the MW
 /// takes its new rkey (the caller undoes it on an error completion).
+#[entry(errno)]
 pub unsafe extern "C" fn bind_mw(
     qp: *mut ibv_qp,
     mw: *mut ibv_mw,
     mw_bind: *mut ibv_mw_bind,
 ) -> c_int {
-    entry!(errno, bind_mw(qp, mw, mw_bind) {
-        // SAFETY: the caller's bind request.
-        let b = unsafe { crate::entry::arg_ref(mw_bind)? };
-        if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {
-            return Err(Errno::EINVAL);
+    // SAFETY: the caller's bind request.
+    let b = unsafe { crate::entry::arg_ref(mw_bind)? };
+    if b.bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // C's MW pointer; NULL, foreign or destroyed → EINVAL.
+    let m = mw::pin(mw).ok_or(Errno::EINVAL)?;
+    let rkey = next_rkey(m.rkey());
+    // SAFETY: plain C data; all-zero is valid.
+    let mut wr: ibv_send_wr = unsafe { std::mem::zeroed() };
+    wr.opcode = ibv_wr_opcode::IBV_WR_BIND_MW;
+    wr.wr_id = b.wr_id;
+    wr.send_flags = b.send_flags;
+    wr.anon.bind_mw = ibv_send_wr_bind_mw {
+        mw,
+        rkey,
+        bind_info: b.bind_info,
+    };
+    let mut bad = std::ptr::null_mut();
+    // SAFETY: our own single WR; C's QP pointer.
+    match unsafe { post_send_list(qp, &mut wr, &mut bad) } {
+        0 => {
+            m.set_rkey(rkey);
+            Ok(())
         }
-        // C's MW pointer; NULL, foreign or destroyed → EINVAL.
-        let m = mw::pin(mw).ok_or(Errno::EINVAL)?;
-        let rkey = next_rkey(m.rkey());
-        // SAFETY: plain C data; all-zero is valid.
-        let mut wr: ibv_send_wr = unsafe { std::mem::zeroed() };
-        wr.opcode = ibv_wr_opcode::IBV_WR_BIND_MW;
-        wr.wr_id = b.wr_id;
-        wr.send_flags = b.send_flags;
-        wr.anon.bind_mw = ibv_send_wr_bind_mw { mw, rkey, bind_info: b.bind_info };
-        let mut bad = std::ptr::null_mut();
-        // SAFETY: our own single WR; C's QP pointer.
-        match unsafe { post_send_list(qp, &mut wr, &mut bad) } {
-            0 => {
-                m.set_rkey(rkey);
-                Ok(())
-            }
-            e => Err(Errno(e)),
-        }
-    })
+        e => Err(Errno(e)),
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use std::fs::OpenOptions;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-pub struct Rxe;
+pub(crate) struct Rxe;
 
-pub static RXE: Rxe = Rxe;
+pub(crate) static RXE: Rxe = Rxe;
 
 impl Provider for Rxe {
     fn name(&self) -> &'static str {

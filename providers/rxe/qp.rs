@@ -66,7 +66,7 @@ pub(super) fn check_ex(a: &ibv_qp_init_attr_ex) -> Result<()> {
 
 /// `ibv_create_qp`: the same path as `ibv_create_qp_ex` with just a PD, the
 /// PD already looked up by the caller; capacities are written back.
-pub fn create(pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
+pub(super) fn create(pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
     // SAFETY: plain C data; all-zero is valid.
     let mut ex: ibv_qp_init_attr_ex = unsafe { std::mem::zeroed() };
     ex.qp_context = attr.qp_context;
@@ -84,7 +84,7 @@ pub fn create(pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
 }
 
 /// The `create_qp_ex` slot.
-pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
+pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
     check_ex(attr)?;
     if attr.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
         return Err(Errno::EINVAL);
@@ -229,14 +229,14 @@ fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> 
     ProducerQueue::new(Mmap::map(ctx.uverbs.fd(), mi)?, elem)
 }
 
-pub fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+pub(super) fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
     let k = qp_attr::modify_req(state(qp)?.handle, attr, mask)?;
     qp.ctx.uverbs.modify_qp(&k, &[])
 }
 
 /// Fills exactly the fields rdma-core's query fills; the rest of `attr` is
 /// left as the caller had it.
-pub fn query(
+pub(super) fn query(
     qp: &Obj,
     attr: &mut ibv_qp_attr,
     mask: c_int,
@@ -257,11 +257,11 @@ pub fn query(
     Ok(())
 }
 
-pub fn destroy(qp: &Obj) -> Result<EventCounts> {
+pub(super) fn destroy(qp: &Obj) -> Result<EventCounts> {
     let n = qp.ctx.uverbs.destroy_qp(state(qp)?.handle)?;
     Ok(EventCounts { comp: 0, async_: n })
 }
 
-pub fn qp_ex(qp: &Obj) -> Option<*mut ibv_qp_ex> {
+pub(super) fn qp_ex(qp: &Obj) -> Option<*mut ibv_qp_ex> {
     state(qp).ok().filter(|s| s.ex).map(|_| qp.c::<ibv_qp_ex>())
 }

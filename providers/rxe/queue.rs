@@ -52,7 +52,7 @@ unsafe impl Sync for Ring {}
 /// does not keep the mapping alive: a CQ keeps its first ring mapped while
 /// it checks these without its lock (see `ConsumerQueue::remap`).
 #[derive(Debug, Clone, Copy)]
-pub struct IndexWords {
+pub(crate) struct IndexWords {
     prod: NonNull<AtomicU32>,
     cons: NonNull<AtomicU32>,
 }
@@ -77,7 +77,7 @@ impl IndexWords {
     ///
     /// # Safety
     /// The mapping these words were taken from is still mapped.
-    pub unsafe fn is_empty(&self) -> bool {
+    pub(crate) unsafe fn is_empty(&self) -> bool {
         // SAFETY: in bounds and aligned (`Mmap::atomic_u32`), still mapped
         // per the contract; accessed atomically only.
         let (prod, cons) = unsafe { (self.prod.as_ref(), self.cons.as_ref()) };
@@ -169,14 +169,14 @@ impl Ring {
 
 /// A ring user space produces into: the send queue, receive queue or SRQ.
 #[derive(Debug)]
-pub struct ProducerQueue {
+pub(crate) struct ProducerQueue {
     ring: Ring,
 }
 
 impl ProducerQueue {
     /// Wraps a mapped queue; `EINVAL` if its header does not fit the mapping
     /// or its elements are smaller than `min_elem_size`.
-    pub fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
+    pub(crate) fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
         Ok(ProducerQueue {
             ring: Ring::new(map, min_elem_size)?,
         })
@@ -185,45 +185,47 @@ impl ProducerQueue {
     /// Switches to the mapping the kernel returned for a resized queue (SRQ
     /// resize). On error the old mapping stays, but the kernel no longer reads
     /// it, so the caller must stop using this queue.
-    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<()> {
+    pub(crate) fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<()> {
         self.ring = Ring::new(map, min_elem_size)?;
         Ok(())
     }
 
-    pub fn elem_size(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn elem_size(&self) -> usize {
         self.ring.elem_size()
     }
 
-    pub fn num_slots(&self) -> u32 {
+    pub(crate) fn num_slots(&self) -> u32 {
         self.ring.mask + 1
     }
 
     /// Our index (only we write it, hence relaxed), masked in case the header
     /// was scribbled on.
     #[inline(always)]
-    pub fn producer_index(&self) -> u32 {
+    pub(crate) fn producer_index(&self) -> u32 {
         self.ring.producer().load(Ordering::Relaxed) & self.ring.mask
     }
 
     /// The kernel's index; acquire so that its reads of the slots it has
     /// released are over before we reuse them.
     #[inline(always)]
-    pub fn consumer_index(&self) -> u32 {
+    pub(crate) fn consumer_index(&self) -> u32 {
         self.ring.consumer().load(Ordering::Acquire) & self.ring.mask
     }
 
     /// Posted elements the kernel has not consumed yet.
-    pub fn len(&self) -> u32 {
+    pub(crate) fn len(&self) -> u32 {
         self.ring
             .distance(self.consumer_index(), self.producer_index())
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     #[cfg(test)]
-    pub fn full(&self) -> bool {
+    pub(crate) fn full(&self) -> bool {
         let prod = self.producer_index();
         self.consumer_index() == self.ring.next(prod)
     }
@@ -231,7 +233,7 @@ impl ProducerQueue {
     /// The slot at the producer index. It is never one the kernel reads, even
     /// when the ring is full (then it is the gap before the consumer).
     #[cfg(test)]
-    pub fn producer_slot(&mut self) -> &mut [u8] {
+    pub(crate) fn producer_slot(&mut self) -> &mut [u8] {
         let prod = self.producer_index();
         self.ring.slot_mut(prod)
     }
@@ -239,7 +241,7 @@ impl ProducerQueue {
     /// Publishes the producer slot: `ENOMEM` (what rdma-core's rxe returns)
     /// if the ring is full.
     #[cfg(test)]
-    pub fn advance_producer(&mut self) -> Result<()> {
+    pub(crate) fn advance_producer(&mut self) -> Result<()> {
         let mut b = self.batch();
         b.take()?;
         Ok(())
@@ -248,14 +250,14 @@ impl ProducerQueue {
     /// Writes the producer slot with `fill` and publishes it if `fill`
     /// succeeds. As in rdma-core's post_send, a bad request is reported
     /// before a full ring (the slot written is never the kernel's).
-    pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
+    pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
         self.batch().push_with(fill)
     }
 
     /// Starts a run of posts that are published together, with one store
     /// of the producer index when the batch is dropped.
     #[inline(always)]
-    pub fn batch(&mut self) -> Batch<'_> {
+    pub(crate) fn batch(&mut self) -> Batch<'_> {
         let prod = self.producer_index();
         Batch {
             q: self,
@@ -270,7 +272,7 @@ impl ProducerQueue {
     /// free (it would be the gap slot or one the kernel owns). Until
     /// published, `push_with` would reuse the batch's first slot: hold the
     /// queue's lock from the first write to `publish_producer`.
-    pub fn slot_mut(&mut self, index: u32) -> Result<&mut [u8]> {
+    pub(crate) fn slot_mut(&mut self, index: u32) -> Result<&mut [u8]> {
         let prod = self.producer_index();
         let free = self.ring.mask - self.len();
         if self.ring.distance(prod, index) >= free || index > self.ring.mask {
@@ -280,13 +282,13 @@ impl ProducerQueue {
     }
 
     /// The index after `index`, wrapped.
-    pub fn next_index(&self, index: u32) -> u32 {
+    pub(crate) fn next_index(&self, index: u32) -> u32 {
         self.ring.next(index)
     }
 
     /// Publishes every slot up to (excluding) `index`, written through
     /// `slot_mut`. `EINVAL` if that would pass the free space.
-    pub fn publish_producer(&mut self, index: u32) -> Result<()> {
+    pub(crate) fn publish_producer(&mut self, index: u32) -> Result<()> {
         let prod = self.producer_index();
         let free = self.ring.mask - self.len();
         if self.ring.distance(prod, index) > free || index > self.ring.mask {
@@ -299,7 +301,7 @@ impl ProducerQueue {
 
 /// Posts into a [`ProducerQueue`] published together when dropped (the
 /// kernel sees them at once, as after a doorbell); see `ProducerQueue::batch`.
-pub struct Batch<'a> {
+pub(crate) struct Batch<'a> {
     q: &'a mut ProducerQueue,
     start: u32,
     prod: u32,
@@ -310,7 +312,7 @@ pub struct Batch<'a> {
 impl Batch<'_> {
     /// Whether no slot is free (the kernel's index is read again first).
     #[inline(always)]
-    pub fn full(&mut self) -> bool {
+    pub(crate) fn full(&mut self) -> bool {
         if self.free == 0 {
             let ring = &self.q.ring;
             self.free = ring
@@ -336,7 +338,7 @@ impl Batch<'_> {
     /// succeeds and the ring has room (`ENOMEM` otherwise): a bad request is
     /// reported before a full ring, as in rdma-core's post_send.
     #[inline(always)]
-    pub fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
+    pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
         fill(self.q.ring.slot_mut(self.prod))?;
         self.take()
     }
@@ -354,13 +356,13 @@ impl Drop for Batch<'_> {
 
 /// A ring user space consumes from: the completion queue.
 #[derive(Debug)]
-pub struct ConsumerQueue {
+pub(crate) struct ConsumerQueue {
     ring: Ring,
 }
 
 impl ConsumerQueue {
     /// As [`ProducerQueue::new`].
-    pub fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
+    pub(crate) fn new(map: Mmap, min_elem_size: usize) -> Result<Self> {
         Ok(ConsumerQueue {
             ring: Ring::new(map, min_elem_size)?,
         })
@@ -371,54 +373,54 @@ impl ConsumerQueue {
     /// mapping (the caller unmaps it by dropping it, or keeps it mapped for
     /// readers of its `index_words`). On error the caller must stop using
     /// this queue.
-    pub fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<Mmap> {
+    pub(crate) fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<Mmap> {
         let old = std::mem::replace(&mut self.ring, Ring::new(map, min_elem_size)?);
         Ok(old.map)
     }
 
-    pub fn elem_size(&self) -> usize {
+    pub(crate) fn elem_size(&self) -> usize {
         self.ring.elem_size()
     }
 
-    pub fn num_slots(&self) -> u32 {
+    pub(crate) fn num_slots(&self) -> u32 {
         self.ring.mask + 1
     }
 
     /// The kernel's index; acquire so the completions before it are visible.
     #[inline(always)]
-    pub fn producer_index(&self) -> u32 {
+    pub(crate) fn producer_index(&self) -> u32 {
         self.ring.producer().load(Ordering::Acquire) & self.ring.mask
     }
 
     /// Our index (only we write it).
     #[inline(always)]
-    pub fn consumer_index(&self) -> u32 {
+    pub(crate) fn consumer_index(&self) -> u32 {
         self.ring.consumer().load(Ordering::Relaxed) & self.ring.mask
     }
 
     /// Completions waiting.
-    pub fn len(&self) -> u32 {
+    pub(crate) fn len(&self) -> u32 {
         let cons = self.consumer_index();
         self.ring.distance(cons, self.producer_index())
     }
 
-    pub fn empty(&self) -> bool {
+    pub(crate) fn empty(&self) -> bool {
         self.producer_index() == self.consumer_index()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.empty()
     }
 
     /// The oldest completion, `None` if there is none.
     #[cfg(test)]
-    pub fn consumer_slot(&self) -> Option<&[u8]> {
+    pub(crate) fn consumer_slot(&self) -> Option<&[u8]> {
         self.slot(self.consumer_index())
     }
 
     /// The completion at `index` if the kernel has produced it and we have not
     /// consumed it (for `ibv_start_poll`/`ibv_next_poll`).
-    pub fn slot(&self, index: u32) -> Option<&[u8]> {
+    pub(crate) fn slot(&self, index: u32) -> Option<&[u8]> {
         let cons = self.consumer_index();
         let ready = self.ring.distance(cons, self.producer_index());
         (self.ring.distance(cons, index) < ready).then(|| self.ring.slot(index))
@@ -427,7 +429,7 @@ impl ConsumerQueue {
     /// Reads up to `max` of the oldest completions in order, `each(i, slot)`
     /// for the i-th, then releases them to the kernel with one store.
     /// Returns how many were read.
-    pub fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
+    pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
         let cons = self.consumer_index();
         let n = self.ring.distance(cons, self.producer_index()).min(max);
         for i in 0..n {
@@ -443,13 +445,13 @@ impl ConsumerQueue {
 
     /// The ring's index words, for a lock-free emptiness check; valid while
     /// this mapping is (see `remap`).
-    pub fn index_words(&self) -> IndexWords {
+    pub(crate) fn index_words(&self) -> IndexWords {
         self.ring.words
     }
 
     /// Releases the oldest completion to the kernel; `ENOENT` if empty.
     #[cfg(test)]
-    pub fn advance_consumer(&mut self) -> Result<()> {
+    pub(crate) fn advance_consumer(&mut self) -> Result<()> {
         if self.empty() {
             return Err(Errno::ENOENT);
         }
@@ -461,20 +463,20 @@ impl ConsumerQueue {
 
     /// Reads the oldest completion with `read` and releases its slot.
     #[cfg(test)]
-    pub fn pop_with<T>(&mut self, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    pub(crate) fn pop_with<T>(&mut self, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
         let v = read(self.consumer_slot()?);
         self.advance_consumer().ok()?;
         Some(v)
     }
 
     /// The index after `index`, wrapped.
-    pub fn next_index(&self, index: u32) -> u32 {
+    pub(crate) fn next_index(&self, index: u32) -> u32 {
         self.ring.next(index)
     }
 
     /// Releases every completion before `index` (read through `slot`).
     /// `EINVAL` if that would pass the producer.
-    pub fn publish_consumer(&mut self, index: u32) -> Result<()> {
+    pub(crate) fn publish_consumer(&mut self, index: u32) -> Result<()> {
         let cons = self.consumer_index();
         if self.ring.distance(cons, index) > self.len() || index > self.ring.mask {
             return Err(Errno::EINVAL);

@@ -21,7 +21,7 @@ use crate::uverbs::srq::{CreateSrq, CreateXsrq, ModifySrq};
 
 /// An rxe SRQ: the C struct, then the provider's state, in one slab slot.
 #[repr(C)]
-pub struct RxeSrq {
+pub(super) struct RxeSrq {
     /// Written by the core (event counter) while C reads it.
     pub c: UnsafeCell<ibv_srq>,
     pub st: SrqState,
@@ -37,11 +37,11 @@ static SRQS: Slab<RxeSrq> = Slab::new(tag_of("RxeSrq"));
 
 /// The data path's check of C's SRQ pointer (see `crate::object::slab`).
 #[inline]
-pub fn pin(p: *const ibv_srq) -> Option<Pinned<RxeSrq>> {
+pub(super) fn pin(p: *const ibv_srq) -> Option<Pinned<RxeSrq>> {
     SRQS.pin(p.cast())
 }
 
-pub struct SrqState {
+pub(super) struct SrqState {
     pub handle: u32,
     #[allow(dead_code)]
     pub srq_num: u32,
@@ -51,7 +51,7 @@ pub struct SrqState {
 }
 
 /// The rxe state of an SRQ of ours (control path: the record keeps it).
-pub fn state(srq: &Obj) -> Result<&SrqState> {
+pub(super) fn state(srq: &Obj) -> Result<&SrqState> {
     // SAFETY: a registered record keeps its object unreleased while `srq`
     // is borrowed; only SRQS fills SRQS's slots.
     unsafe { SRQS.get(srq.addr().as_ptr()) }
@@ -98,7 +98,7 @@ fn finish(
 }
 
 /// `ibv_create_srq`: max_wr and max_sge are written back.
-pub fn create(pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
+pub(super) fn create(pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
     let slot = SRQS.vacant();
     let req = CreateSrq {
         user_handle: slot.addr().as_ptr() as u64,
@@ -121,7 +121,7 @@ pub fn create(pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
 
 /// The `create_srq_ex` slot. As in rdma-core, an SRQ made here has no
 /// `pd` or `srq_context` in its C struct.
-pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
+pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
     if attr.comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -187,7 +187,7 @@ pub fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<
     finish(ctx, slot, head, r.srq_handle, &drv, attr.attr.max_sge)
 }
 
-pub fn modify(srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
+pub(super) fn modify(srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
     let st = state(srq)?;
     let resize = mask as u32 & IBV_SRQ_MAX_WR != 0;
     // Posting waits while the ring may move.
@@ -213,7 +213,7 @@ pub fn modify(srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
     Ok(())
 }
 
-pub fn query(srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
+pub(super) fn query(srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
     let r = srq.ctx.uverbs.query_srq(state(srq)?.handle, &[], &mut [])?;
     attr.max_wr = r.max_wr;
     attr.max_sge = r.max_sge;
@@ -221,7 +221,7 @@ pub fn query(srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
     Ok(())
 }
 
-pub fn destroy(srq: &Obj) -> Result<EventCounts> {
+pub(super) fn destroy(srq: &Obj) -> Result<EventCounts> {
     let n = srq.ctx.uverbs.destroy_srq(state(srq)?.handle)?;
     Ok(EventCounts { comp: 0, async_: n })
 }

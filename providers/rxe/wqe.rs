@@ -11,9 +11,9 @@ use crate::uverbs::Pod;
 use crate::uverbs::pod::kstruct;
 
 /// A CQ element: `struct ib_uverbs_wc`.
-pub use crate::uverbs::cq::Wc as Cqe;
+pub(crate) use crate::uverbs::cq::Wc as Cqe;
 /// `struct rxe_sge`, which has the layout of `ib_uverbs_sge` and `ibv_sge`.
-pub use crate::uverbs::post::Sge;
+pub(crate) use crate::uverbs::post::Sge;
 
 /// Writes `v`'s bytes to the start of `out`; panics if `out` is shorter.
 #[inline]
@@ -22,21 +22,21 @@ fn put<T: Pod>(v: &T, out: &mut [u8]) {
 }
 
 /// `enum ib_uverbs_wr_opcode` (the same numbers as `ibv_wr_opcode`).
-pub mod opcode {
-    pub const RDMA_WRITE: u32 = 0;
-    pub const RDMA_WRITE_WITH_IMM: u32 = 1;
-    pub const SEND: u32 = 2;
-    pub const SEND_WITH_IMM: u32 = 3;
-    pub const RDMA_READ: u32 = 4;
-    pub const ATOMIC_CMP_AND_SWP: u32 = 5;
-    pub const ATOMIC_FETCH_AND_ADD: u32 = 6;
-    pub const LOCAL_INV: u32 = 7;
-    pub const BIND_MW: u32 = 8;
-    pub const SEND_WITH_INV: u32 = 9;
+pub(crate) mod opcode {
+    pub(crate) const RDMA_WRITE: u32 = 0;
+    pub(crate) const RDMA_WRITE_WITH_IMM: u32 = 1;
+    pub(crate) const SEND: u32 = 2;
+    pub(crate) const SEND_WITH_IMM: u32 = 3;
+    pub(crate) const RDMA_READ: u32 = 4;
+    pub(crate) const ATOMIC_CMP_AND_SWP: u32 = 5;
+    pub(crate) const ATOMIC_FETCH_AND_ADD: u32 = 6;
+    pub(crate) const LOCAL_INV: u32 = 7;
+    pub(crate) const BIND_MW: u32 = 8;
+    pub(crate) const SEND_WITH_INV: u32 = 9;
 }
 
 /// `IBV_SEND_INLINE`: the kernel reads the payload from the WQE itself.
-pub const SEND_INLINE: u32 = 1 << 3;
+pub(crate) const SEND_INLINE: u32 = 1 << 3;
 
 kstruct! {
     /// `wr.rdma` of `struct rxe_send_wr`.
@@ -119,13 +119,14 @@ kstruct! {
 
 impl WrUnion {
     /// Stores variant `v` at the start of the union (the rest unchanged).
-    pub fn set<T: Pod>(&mut self, v: &T) {
+    pub(crate) fn set<T: Pod>(&mut self, v: &T) {
         const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
         self.as_bytes_mut()[..size_of::<T>()].copy_from_slice(v.as_bytes());
     }
 
     /// The union read as variant `T`.
-    pub fn variant<T: Pod>(&self) -> T {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn variant<T: Pod>(&self) -> T {
         const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
         T::from_prefix(self.as_bytes())
     }
@@ -201,16 +202,16 @@ const _: () = {
 };
 
 /// Smallest slot each ring may have (`ProducerQueue::new`'s `min_elem_size`).
-pub const SEND_WQE_SIZE: usize = size_of::<SendWqe>();
-pub const RECV_WQE_SIZE: usize = size_of::<RecvWqe>();
-pub const CQE_SIZE: usize = size_of::<Cqe>();
+pub(crate) const SEND_WQE_SIZE: usize = size_of::<SendWqe>();
+pub(crate) const RECV_WQE_SIZE: usize = size_of::<RecvWqe>();
+pub(crate) const CQE_SIZE: usize = size_of::<Cqe>();
 
 const AF_INET6: u16 = 10;
 
 impl Av {
     /// The address vector old kernels (no `ah_num`) need in UD WQEs. The
     /// network type follows the destination GID: IPv4 if it is v4-mapped.
-    pub fn new(port_num: u8, grh: GlobalRoute, sgid: [u8; 16], dmac: [u8; 6]) -> Av {
+    pub(crate) fn new(port_num: u8, grh: GlobalRoute, sgid: [u8; 16], dmac: [u8; 6]) -> Av {
         let v4 = is_v4_mapped(&grh.dgid);
         Av {
             port_num,
@@ -242,7 +243,7 @@ fn gid_to_sockaddr(gid: &[u8; 16]) -> [u8; 28] {
 
 /// What a send work request does, with its opcode-specific fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendOp {
+pub(crate) enum SendOp {
     Send,
     /// `imm_data` in network byte order, as in `ibv_send_wr`.
     SendWithImm {
@@ -292,14 +293,14 @@ pub enum SendOp {
 
 /// The payload: a gather list, or bytes copied into the WQE (`IBV_SEND_INLINE`).
 #[derive(Clone, Copy, Debug)]
-pub enum Payload<'a> {
+pub(crate) enum Payload<'a> {
     Sge(&'a [Sge]),
     Inline(&'a [&'a [u8]]),
 }
 
 /// The destination of a send on a UD QP.
 #[derive(Clone, Copy, Debug)]
-pub struct UdDest<'a> {
+pub(crate) struct UdDest<'a> {
     pub remote_qpn: u32,
     pub remote_qkey: u32,
     /// The kernel's AH number; 0 on old kernels, which read `av` instead.
@@ -309,7 +310,7 @@ pub struct UdDest<'a> {
 
 /// A send work request in rxe terms.
 #[derive(Clone, Copy, Debug)]
-pub struct SendReq<'a> {
+pub(crate) struct SendReq<'a> {
     pub wr_id: u64,
     pub op: SendOp,
     /// `IBV_SEND_*`; `SEND_INLINE` must agree with `payload`.
@@ -323,7 +324,7 @@ pub struct SendReq<'a> {
 
 /// The send queue's limits as created (`max_send_sge`, `max_inline_data`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SendLimits {
+pub(crate) struct SendLimits {
     pub max_sge: u32,
     pub max_inline: u32,
 }
@@ -431,7 +432,7 @@ fn put_header<'a>(
 /// `max_inline`, atomics without 8 aligned bytes, a bind with data; and,
 /// beyond it, a request that does not fit the slot or mismatches UD.
 #[inline(always)]
-pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
+pub(crate) fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> Result<()> {
     let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, tail) = match req.payload {
         Payload::Sge(s) => (s.len(), sge_length(s)?, size_of_val(s)),
@@ -509,7 +510,7 @@ pub fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimits) -> R
 /// checks, without building a [`SendReq`] first.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub fn write_send_fast(
+pub(crate) fn write_send_fast(
     slot: &mut [u8],
     wr_id: u64,
     opcode: u32,
@@ -581,7 +582,7 @@ pub fn write_send_fast(
 /// Writes the header of a WQE for `op` with no payload (`ibv_wr_send` and
 /// the other builders); the setters below then fill in the rest.
 /// `EINVAL` if the slot cannot hold a WQE.
-pub fn write_send_header(
+pub(crate) fn write_send_header(
     slot: &mut [u8],
     wr_id: u64,
     op: &SendOp,
@@ -602,7 +603,7 @@ fn set_dma(slot: &mut [u8], length: u32, num_sge: u32) {
 /// `ibv_wr_set_sge_list` on a WQE written by [`write_send_header`]:
 /// `ENOSPC` (as rdma-core) for more than `max_sge` entries, `EINVAL` if
 /// they do not fit the slot or their length overflows.
-pub fn set_send_sges(slot: &mut [u8], sges: &[Sge], max_sge: u32) -> Result<()> {
+pub(crate) fn set_send_sges(slot: &mut [u8], sges: &[Sge], max_sge: u32) -> Result<()> {
     if sges.len() > max_sge as usize {
         return Err(Errno(libc::ENOSPC));
     }
@@ -616,7 +617,7 @@ pub fn set_send_sges(slot: &mut [u8], sges: &[Sge], max_sge: u32) -> Result<()> 
 
 /// `ibv_wr_set_inline_data(_list)`: copies the buffers into the WQE and
 /// marks it inline. `ENOSPC` (as rdma-core) past `max_inline` bytes.
-pub fn set_send_inline<'a>(
+pub(crate) fn set_send_inline<'a>(
     slot: &mut [u8],
     bufs: impl Iterator<Item = &'a [u8]>,
     max_inline: u32,
@@ -639,7 +640,7 @@ pub fn set_send_inline<'a>(
 }
 
 /// `ibv_wr_atomic_write`'s 8 bytes, carried in the WQE.
-pub fn set_atomic_write(slot: &mut [u8], data: &[u8]) -> Result<()> {
+pub(crate) fn set_atomic_write(slot: &mut [u8], data: &[u8]) -> Result<()> {
     let end = SEND_WQE_SIZE + data.len();
     if data.len() != 8 || slot.len() < end {
         return Err(Errno::EINVAL);
@@ -665,14 +666,14 @@ kstruct! {
 /// `ibv_wr_flush` (rdma-core 64) on a WQE written by [`write_send_header`]:
 /// the flush fields replace the RDMA ones and the range's length is the
 /// WQE's DMA length, as rdma-core's rxe encodes it.
-pub fn set_flush(slot: &mut [u8], f: &Flush) -> Result<()> {
+pub(crate) fn set_flush(slot: &mut [u8], f: &Flush) -> Result<()> {
     put(f, slot.get_mut(WR_OFF..).ok_or(Errno::EINVAL)?);
     set_dma(slot, f.length, 0);
     Ok(())
 }
 
 /// `ibv_wr_set_ud_addr`: the UD destination of the WQE.
-pub fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
+pub(crate) fn set_send_ud(slot: &mut [u8], ud: &UdDest<'_>) -> Result<()> {
     let av = match (ud.ah_num, ud.av) {
         (0, None) => return Err(Errno::EINVAL),
         (0, Some(av)) => *av,
@@ -721,7 +722,12 @@ fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
 /// Encodes a receive work request into a receive queue or SRQ slot.
 /// `EINVAL` for more SGEs than `max_sge` (as rdma-core) or than the slot holds.
 #[inline(always)]
-pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -> Result<()> {
+pub(crate) fn write_recv_wqe(
+    slot: &mut [u8],
+    wr_id: u64,
+    sges: &[Sge],
+    max_sge: u32,
+) -> Result<()> {
     if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
         return Err(Errno::EINVAL);
     }
@@ -737,7 +743,7 @@ pub fn write_recv_wqe(slot: &mut [u8], wr_id: u64, sges: &[Sge], max_sge: u32) -
 
 /// Decodes the completion in a CQ slot (`ConsumerQueue::drain`);
 /// `EINVAL` if the slot is too small to hold one.
-pub fn read_cqe(slot: &[u8]) -> Result<Cqe> {
+pub(crate) fn read_cqe(slot: &[u8]) -> Result<Cqe> {
     let b = slot.get(..CQE_SIZE).ok_or(Errno::EINVAL)?;
     Ok(Cqe::from_prefix(b))
 }

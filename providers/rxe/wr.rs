@@ -28,7 +28,7 @@ use crate::entry::{Errno, Result};
 use crate::object::slab::Pinned;
 
 /// The ops rxe offers for `flags` (what `ibv_create_qp_ex` allowed).
-pub fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
+pub(super) fn set_send_ops(c: &mut ibv_qp_ex, flags: u64) {
     let has = |f: u32| flags & f as u64 != 0;
     if has(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) {
         c.wr_atomic_cmp_swp = Some(wr_atomic_cmp_swp);
@@ -94,60 +94,57 @@ fn with_batch<R>(p: *mut ibv_qp_ex, f: impl FnOnce(&RxeQp, &mut SqInner) -> R) -
     Some(f(&q, sq))
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_start(p: *mut ibv_qp_ex) {
-    entry!(value(()), wr_start(p) {
-        let Some(q) = qp_of(p) else {
-            return;
-        };
-        // A second wr_start of the same thread keeps its open batch (where
-        // rdma-core would deadlock).
-        if !q.st.sq.lock.begin_while(|| q.alive()) {
-            return;
-        }
-        // SAFETY: just taken by this thread; the reference ends here.
-        if let Some(sq) = unsafe { q.st.sq.lock.batch() } {
-            sq.err = 0;
-            sq.cur = sq.queue.producer_index();
-        }
-    })
+    let Some(q) = qp_of(p) else {
+        return;
+    };
+    // A second wr_start of the same thread keeps its open batch (where
+    // rdma-core would deadlock).
+    if !q.st.sq.lock.begin_while(|| q.alive()) {
+        return;
+    }
+    // SAFETY: just taken by this thread; the reference ends here.
+    if let Some(sq) = unsafe { q.st.sq.lock.batch() } {
+        sq.err = 0;
+        sq.cur = sq.queue.producer_index();
+    }
 }
 
+#[entry(value(libc::EIO))]
 unsafe extern "C" fn wr_complete(p: *mut ibv_qp_ex) -> c_int {
-    entry!(value(libc::EIO), wr_complete(p) {
-        let Some(q) = qp_of(p) else {
+    let Some(q) = qp_of(p) else {
+        return libc::EINVAL;
+    };
+    let st = &q.st;
+    let r = {
+        // SAFETY: this thread's batch; the reference ends in this block.
+        let Some(sq) = (unsafe { st.sq.lock.batch() }) else {
             return libc::EINVAL;
         };
-        let st = &q.st;
-        let r = {
-            // SAFETY: this thread's batch; the reference ends in this block.
-            let Some(sq) = (unsafe { st.sq.lock.batch() }) else {
-                return libc::EINVAL;
-            };
-            match sq.err {
-                0 => sq.queue.publish_producer(sq.cur).map_err(|e| e.0),
-                e => Err(e),
-            }
-        };
-        // SAFETY: no reference to the batch's data is left.
-        unsafe { st.sq.lock.end() };
-        match r {
-            Ok(()) => match st.ctx.uverbs.post_send_doorbell(st.handle) {
-                Ok(()) => 0,
-                Err(e) => e.0,
-            },
-            Err(e) => e,
+        match sq.err {
+            0 => sq.queue.publish_producer(sq.cur).map_err(|e| e.0),
+            e => Err(e),
         }
-    })
+    };
+    // SAFETY: no reference to the batch's data is left.
+    unsafe { st.sq.lock.end() };
+    match r {
+        Ok(()) => match st.ctx.uverbs.post_send_doorbell(st.handle) {
+            Ok(()) => 0,
+            Err(e) => e.0,
+        },
+        Err(e) => e,
+    }
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_abort(p: *mut ibv_qp_ex) {
-    entry!(value(()), wr_abort(p) {
-        if let Some(q) = qp_of(p) {
-            // SAFETY: nothing of the batch is referenced; another thread's
-            // batch is left alone (`end` checks the owner).
-            unsafe { q.st.sq.lock.end() };
-        }
-    })
+    if let Some(q) = qp_of(p) {
+        // SAFETY: nothing of the batch is referenced; another thread's
+        // batch is left alone (`end` checks the owner).
+        unsafe { q.st.sq.lock.end() };
+    }
 }
 
 /// A builder: one WQE for `op` at the cursor, with the QP's `wr_id` and
@@ -201,10 +198,9 @@ fn amend_in(st: &QpState, sq: &mut SqInner, f: impl FnOnce(&QpState, &mut [u8]) 
 
 macro_rules! builder {
     ($name:ident($($a:ident: $t:ty),*) => $op:expr) => {
+        #[entry(value(()))]
         unsafe extern "C" fn $name(p: *mut ibv_qp_ex $(, $a: $t)*) {
-            entry!(value(()), $name(p $(, $a)*) {
-                build(p, $op)
-            })
+            build(p, $op)
         }
     };
 }
@@ -222,55 +218,54 @@ builder!(wr_atomic_fetch_add(rkey: u32, remote_addr: u64, add: u64) =>
     SendOp::AtomicFetchAdd { remote_addr, rkey, add });
 builder!(wr_local_inv(invalidate_rkey: u32) => SendOp::LocalInv { invalidate_rkey });
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_bind_mw(
     p: *mut ibv_qp_ex,
     mw: *mut ibv_mw,
     rkey: u32,
     info: *const ibv_mw_bind_info,
 ) {
-    entry!(value(()), wr_bind_mw(p, mw, rkey, info) {
-        // SAFETY: the caller's bind info.
-        let op = unsafe { info.as_ref() }
-            .ok_or(Errno::EINVAL)
-            .and_then(|i| super::post::bind_wqe(mw, rkey, i));
-        match op {
-            Ok(m) => build(p, SendOp::BindMw(m)),
-            Err(e) => fail(p, e),
-        }
-    })
+    // SAFETY: the caller's bind info.
+    let op = unsafe { info.as_ref() }
+        .ok_or(Errno::EINVAL)
+        .and_then(|i| super::post::bind_wqe(mw, rkey, i));
+    match op {
+        Ok(m) => build(p, SendOp::BindMw(m)),
+        Err(e) => fail(p, e),
+    }
 }
 
 /// `ibv_wr_atomic_write` (8 bytes written atomically at the target): rxe's
 /// library offers it; the payload travels in the WQE like inline data.
+#[entry(value(()))]
 unsafe extern "C" fn wr_atomic_write(
     p: *mut ibv_qp_ex,
     rkey: u32,
     remote_addr: u64,
     atomic_wr: *const c_void,
 ) {
-    entry!(value(()), wr_atomic_write(p, rkey, remote_addr, atomic_wr) {
-        if atomic_wr.is_null() {
-            return fail(p, Errno::EINVAL);
-        }
-        // SAFETY: the caller's 8 bytes (verbs contract).
-        let data = unsafe { std::slice::from_raw_parts(atomic_wr.cast::<u8>(), 8) };
-        let op = SendOp::Other {
-            opcode: ibv_wr_opcode::IBV_WR_ATOMIC_WRITE.0,
-            ex: 0,
-            remote_addr,
-            rkey,
-        };
-        // One pin and one batch check for both steps.
-        with_batch(p, |q, sq| {
-            build_in(q, sq, op);
-            amend_in(&q.st, sq, |_, slot| wqe::set_atomic_write(slot, data));
-        });
-    })
+    if atomic_wr.is_null() {
+        return fail(p, Errno::EINVAL);
+    }
+    // SAFETY: the caller's 8 bytes (verbs contract).
+    let data = unsafe { std::slice::from_raw_parts(atomic_wr.cast::<u8>(), 8) };
+    let op = SendOp::Other {
+        opcode: ibv_wr_opcode::IBV_WR_ATOMIC_WRITE.0,
+        ex: 0,
+        remote_addr,
+        rkey,
+    };
+    // One pin and one batch check for both steps.
+    with_batch(p, |q, sq| {
+        build_in(q, sq, op);
+        amend_in(&q.st, sq, |_, slot| wqe::set_atomic_write(slot, data));
+    });
 }
 
 /// `ibv_wr_flush` (rdma-core 64): makes `len` bytes at the target placed
 /// (`type`: global or persistent; `level`: the range or the whole MR). The
 /// kernel checks the MR's FLUSH access; kernels before 6.2 complete it in error.
+#[entry(value(()))]
 unsafe extern "C" fn wr_flush(
     p: *mut ibv_qp_ex,
     rkey: u32,
@@ -279,28 +274,26 @@ unsafe extern "C" fn wr_flush(
     type_: u8,
     level: u8,
 ) {
-    entry!(value(()), wr_flush(p, rkey, remote_addr, len, type_, level) {
-        let f = wqe::Flush {
-            remote_addr,
-            // rdma-core stores the length in 32 bits.
-            length: len as u32,
-            rkey,
-            type_,
-            level,
-            pad: [0; 6],
-        };
-        let op = SendOp::Other {
-            opcode: ibv_wr_opcode::IBV_WR_FLUSH.0,
-            ex: 0,
-            remote_addr,
-            rkey,
-        };
-        // SAFETY: C's QP pointer inside its batch (verbs contract).
-        unsafe {
-            build(p, op);
-            amend(p, |_, slot| wqe::set_flush(slot, &f));
-        }
-    })
+    let f = wqe::Flush {
+        remote_addr,
+        // rdma-core stores the length in 32 bits.
+        length: len as u32,
+        rkey,
+        type_,
+        level,
+        pad: [0; 6],
+    };
+    let op = SendOp::Other {
+        opcode: ibv_wr_opcode::IBV_WR_FLUSH.0,
+        ex: 0,
+        remote_addr,
+        rkey,
+    };
+    // SAFETY: C's QP pointer inside its batch (verbs contract).
+    unsafe {
+        build(p, op);
+        amend(p, |_, slot| wqe::set_flush(slot, &f));
+    }
 }
 
 /// Records `e` as the batch's error.
@@ -312,58 +305,55 @@ fn fail(p: *mut ibv_qp_ex, e: Errno) {
     });
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_set_ud_addr(
     p: *mut ibv_qp_ex,
     ah: *mut ibv_ah,
     remote_qpn: u32,
     remote_qkey: u32,
 ) {
-    entry!(value(()), wr_set_ud_addr(p, ah, remote_qpn, remote_qkey) {
-        // C's AH pointer: NULL, foreign or destroyed → EINVAL for the batch.
-        amend(p, |_, slot| {
-            let r = super::ah::pin(ah).ok_or(Errno::EINVAL)?;
-            let ud = UdDest {
-                remote_qpn,
-                remote_qkey,
-                ah_num: r.ah_num,
-                av: r.av.as_ref(),
-            };
-            wqe::set_send_ud(slot, &ud)
-        })
+    // C's AH pointer: NULL, foreign or destroyed → EINVAL for the batch.
+    amend(p, |_, slot| {
+        let r = super::ah::pin(ah).ok_or(Errno::EINVAL)?;
+        let ud = UdDest {
+            remote_qpn,
+            remote_qkey,
+            ah_num: r.ah_num,
+            av: r.av.as_ref(),
+        };
+        wqe::set_send_ud(slot, &ud)
     })
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_set_sge(p: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32) {
-    entry!(value(()), wr_set_sge(p, lkey, addr, length) {
-        // A zero-length SGE leaves the WQE without data (as rdma-core).
-        if length == 0 {
-            return;
-        }
-        let s = [Sge { addr, length, lkey }];
-        amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge))
-    })
+    // A zero-length SGE leaves the WQE without data (as rdma-core).
+    if length == 0 {
+        return;
+    }
+    let s = [Sge { addr, length, lkey }];
+    amend(p, |st, slot| wqe::set_send_sges(slot, &s, st.sq.max_sge))
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_set_sge_list(p: *mut ibv_qp_ex, num_sge: usize, sg_list: *const ibv_sge) {
-    entry!(value(()), wr_set_sge_list(p, num_sge, sg_list) {
-        // SAFETY: C's QP pointer inside its batch; the caller's list of
-        // `num_sge` entries (verbs contract), once its size is checked.
-        unsafe {
-            amend(p, |st, slot| {
-                if num_sge > st.sq.max_sge as usize {
-                    return Err(Errno(libc::ENOSPC));
-                }
-                let list = if num_sge == 0 {
-                    &[][..]
-                } else if sg_list.is_null() {
-                    return Err(Errno::EINVAL);
-                } else {
-                    std::slice::from_raw_parts(sg_list.cast::<Sge>(), num_sge)
-                };
-                wqe::set_send_sges(slot, list, st.sq.max_sge)
-            })
-        }
-    })
+    // SAFETY: C's QP pointer inside its batch; the caller's list of
+    // `num_sge` entries (verbs contract), once its size is checked.
+    unsafe {
+        amend(p, |st, slot| {
+            if num_sge > st.sq.max_sge as usize {
+                return Err(Errno(libc::ENOSPC));
+            }
+            let list = if num_sge == 0 {
+                &[][..]
+            } else if sg_list.is_null() {
+                return Err(Errno::EINVAL);
+            } else {
+                std::slice::from_raw_parts(sg_list.cast::<Sge>(), num_sge)
+            };
+            wqe::set_send_sges(slot, list, st.sq.max_sge)
+        })
+    }
 }
 
 /// The caller's buffer as bytes (NULL only with length 0).
@@ -379,58 +369,56 @@ unsafe fn bytes<'a>(addr: *const c_void, len: usize) -> Result<&'a [u8]> {
     }
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_set_inline_data(p: *mut ibv_qp_ex, addr: *mut c_void, length: usize) {
-    entry!(value(()), wr_set_inline_data(p, addr, length) {
-        // SAFETY: C's QP pointer inside its batch; the caller's buffer.
-        unsafe {
-            amend(p, |st, slot| {
-                if length > st.sq.max_inline as usize {
-                    return Err(Errno(libc::ENOSPC));
-                }
-                let b = bytes(addr, length)?;
-                wqe::set_send_inline(slot, std::iter::once(b), st.sq.max_inline)
-            })
-        }
-    })
+    // SAFETY: C's QP pointer inside its batch; the caller's buffer.
+    unsafe {
+        amend(p, |st, slot| {
+            if length > st.sq.max_inline as usize {
+                return Err(Errno(libc::ENOSPC));
+            }
+            let b = bytes(addr, length)?;
+            wqe::set_send_inline(slot, std::iter::once(b), st.sq.max_inline)
+        })
+    }
 }
 
+#[entry(value(()))]
 unsafe extern "C" fn wr_set_inline_data_list(
     p: *mut ibv_qp_ex,
     num_buf: usize,
     buf_list: *const ibv_data_buf,
 ) {
-    entry!(value(()), wr_set_inline_data_list(p, num_buf, buf_list) {
-        // SAFETY: C's QP pointer inside its batch; the caller's list of
-        // `num_buf` buffers (verbs contract).
-        unsafe {
-            amend(p, |st, slot| {
-                let list = match (num_buf, buf_list.is_null()) {
-                    (0, _) => &[][..],
-                    (_, true) => return Err(Errno::EINVAL),
-                    _ => std::slice::from_raw_parts(buf_list, num_buf),
-                };
-                // Length first (ENOSPC before reading any buffer).
-                let total = list
-                    .iter()
-                    .try_fold(0usize, |n, b| n.checked_add(b.length))
-                    .ok_or(Errno(libc::ENOSPC))?;
-                if total > st.sq.max_inline as usize {
-                    return Err(Errno(libc::ENOSPC));
+    // SAFETY: C's QP pointer inside its batch; the caller's list of
+    // `num_buf` buffers (verbs contract).
+    unsafe {
+        amend(p, |st, slot| {
+            let list = match (num_buf, buf_list.is_null()) {
+                (0, _) => &[][..],
+                (_, true) => return Err(Errno::EINVAL),
+                _ => std::slice::from_raw_parts(buf_list, num_buf),
+            };
+            // Length first (ENOSPC before reading any buffer).
+            let total = list
+                .iter()
+                .try_fold(0usize, |n, b| n.checked_add(b.length))
+                .ok_or(Errno(libc::ENOSPC))?;
+            if total > st.sq.max_inline as usize {
+                return Err(Errno(libc::ENOSPC));
+            }
+            let mut bad = false;
+            let it = list.iter().map_while(|b| match bytes(b.addr, b.length) {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    bad = true;
+                    None
                 }
-                let mut bad = false;
-                let it = list.iter().map_while(|b| match bytes(b.addr, b.length) {
-                    Ok(s) => Some(s),
-                    Err(_) => {
-                        bad = true;
-                        None
-                    }
-                });
-                wqe::set_send_inline(slot, it, st.sq.max_inline)?;
-                if bad {
-                    return Err(Errno::EINVAL);
-                }
-                Ok(())
-            })
-        }
-    })
+            });
+            wqe::set_send_inline(slot, it, st.sq.max_inline)?;
+            if bad {
+                return Err(Errno::EINVAL);
+            }
+            Ok(())
+        })
+    }
 }

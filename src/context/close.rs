@@ -8,7 +8,7 @@ use crate::object;
 /// provider's cleanup, then every object of the context leaves the registry,
 /// so the last references go and with them the command and async fds (as
 /// soon as no other thread is inside a verb on them).
-pub fn close(ctx: Arc<Context>) -> Result<()> {
+pub(crate) fn close(ctx: Arc<Context>) -> Result<()> {
     let r = ctx.ops.close(&ctx);
     let children = object::take_owned_by(&ctx);
     drop(children);

@@ -7,7 +7,7 @@ use crate::abi::{ibv_context_ops, verbs_context};
 use std::ffi::c_int;
 
 /// A fn-pointer type's "not supported" function.
-pub trait Dummy {
+pub(crate) trait Dummy {
     const DUMMY: Self;
 }
 
@@ -53,7 +53,7 @@ fn dummy<T: Dummy>() -> Option<T> {
 }
 
 /// Every extended op slot set to its dummy; providers then set what they do.
-pub fn fill_verbs_context(v: &mut verbs_context) {
+pub(crate) fn fill_verbs_context(v: &mut verbs_context) {
     v.query_port = dummy();
     v.advise_mr = dummy();
     v.alloc_null_mr = dummy();
@@ -93,7 +93,7 @@ pub fn fill_verbs_context(v: &mut verbs_context) {
 }
 
 /// The data-path slots of ibv_context_ops that inline functions call.
-pub fn fill_context_ops(o: &mut ibv_context_ops) {
+pub(crate) fn fill_context_ops(o: &mut ibv_context_ops) {
     o.alloc_mw = dummy();
     o.bind_mw = dummy();
     o.dealloc_mw = dummy();

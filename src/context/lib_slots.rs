@@ -10,12 +10,12 @@ use std::sync::OnceLock;
 static LIB_SLOTS: OnceLock<fn(&mut verbs_context)> = OnceLock::new();
 
 /// Called once, by the verbs layer at load time.
-pub fn register_lib_slots(fill: fn(&mut verbs_context)) {
+pub(crate) fn register_lib_slots(fill: fn(&mut verbs_context)) {
     let _ = LIB_SLOTS.set(fill);
 }
 
 /// Points the library's own slots of `v` at the verbs layer's functions.
-pub fn fill_lib_slots(v: &mut verbs_context) {
+pub(crate) fn fill_lib_slots(v: &mut verbs_context) {
     if let Some(fill) = LIB_SLOTS.get() {
         fill(v);
     }

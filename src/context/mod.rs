@@ -6,22 +6,22 @@
 #![allow(unsafe_code)]
 
 mod close;
-pub mod dummy;
-pub mod generic;
+pub(crate) mod dummy;
+pub(crate) mod generic;
 mod lib_slots;
 mod open;
 mod ops;
 mod stable;
 
-pub use crate::object::events;
-pub use crate::object::{EventCounts, Kind, New};
-pub use close::close;
-pub use lib_slots::{fill_lib_slots, register_lib_slots};
-pub use open::{open, open_hosted};
-pub use ops::ContextOps;
+pub(crate) use crate::object::events;
+pub(crate) use crate::object::{EventCounts, New};
+pub(crate) use close::close;
+pub(crate) use lib_slots::{fill_lib_slots, register_lib_slots};
+pub(crate) use open::{open, open_hosted};
+pub(crate) use ops::ContextOps;
 
 /// The registry's record of an object of a context (see `crate::object`).
-pub type Obj = crate::object::Obj<Context>;
+pub(crate) type Obj = crate::object::Obj<Context>;
 
 use crate::abi::{ibv_context, verbs_context};
 use crate::device::Device;
@@ -30,7 +30,7 @@ use crate::uverbs::Uverbs;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-pub struct Context {
+pub(crate) struct Context {
     /// In type-stable memory: C may read it after the close.
     c: stable::CBlock,
     pub device: Arc<Device>,
@@ -66,7 +66,8 @@ impl CObject for Context {
 impl Context {
     /// The verbs_context C sees (a Rust provider's; a hosted plugin's has
     /// rdma-core 44's layout and is reached through `c_ptr`).
-    pub fn c(&self) -> *mut verbs_context {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn c(&self) -> *mut verbs_context {
         self.c.get()
     }
 }

@@ -18,7 +18,7 @@ const ABI_IS_EXTENDED: *mut std::ffi::c_void = usize::MAX as *mut _;
 /// device, or an imported one). `make_ops` builds the provider's half once the
 /// kernel context exists; `fill_ops` lets the provider set the op slots it
 /// implements (everything else stays a dummy).
-pub fn open(
+pub(crate) fn open(
     dev: &Arc<Device>,
     cmd_fd: OwnedFd,
     driver_id: u32,
@@ -61,7 +61,7 @@ pub fn open(
 
 /// A context a hosted C plugin allocated and initialised (`vctx`, inside its
 /// own allocation): ours only tracks it, owning the command and async fds.
-pub fn open_hosted(
+pub(crate) fn open_hosted(
     dev: &Arc<Device>,
     uverbs: Uverbs,
     async_fd: OwnedFd,

@@ -22,7 +22,7 @@ use std::ffi::{c_int, c_void};
 const NO: Errno = Errno::EOPNOTSUPP;
 
 #[allow(unused_variables)]
-pub trait ContextOps: Send + Sync {
+pub(crate) trait ContextOps: Send + Sync {
     fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
         Err(NO)
     }

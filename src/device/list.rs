@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 
 /// The NULL-terminated arrays handed to C, owned here until
 /// ibv_free_device_list gives them back.
-pub struct DeviceList;
+pub(crate) struct DeviceList;
 
 static LISTS: Mutex<Option<HashMap<usize, Box<[usize]>>>> = Mutex::new(None);
 
 impl DeviceList {
     /// A new C array of the devices, NULL-terminated; its address is the key.
-    pub fn hand_out(devs: &[Arc<Device>]) -> *mut *mut crate::abi::ibv_device {
+    pub(crate) fn hand_out(devs: &[Arc<Device>]) -> *mut *mut crate::abi::ibv_device {
         let mut arr: Box<[usize]> = devs.iter().map(|d| d.c_ptr() as usize).chain([0]).collect();
         let p = arr.as_mut_ptr().cast();
         let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
@@ -26,7 +26,7 @@ impl DeviceList {
     }
 
     /// Frees an array from [`hand_out`]; anything else is refused.
-    pub fn give_back(p: *mut *mut crate::abi::ibv_device) -> Result<()> {
+    pub(crate) fn give_back(p: *mut *mut crate::abi::ibv_device) -> Result<()> {
         let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
         lists
             .as_mut()

@@ -3,7 +3,7 @@
 
 mod list;
 
-pub use list::DeviceList;
+pub(crate) use list::DeviceList;
 
 use crate::abi::{ibv_device, ibv_node_type, ibv_transport_type};
 use crate::object::CObject;
@@ -16,7 +16,7 @@ use std::ptr::NonNull;
 /// `struct verbs_device` keeps its provider ops: rdma-core's direct-verbs
 /// libraries (libmlx5, ...) compare that pointer to tell their own devices.
 #[repr(C)]
-pub struct Device {
+pub(crate) struct Device {
     c: UnsafeCell<ibv_device>,
     driver_ops: *const std::ffi::c_void,
     pub sysfs: SysfsDevice,
@@ -44,7 +44,7 @@ impl CObject for Device {
 }
 
 /// Copies `s` into a C char array, truncated and NUL-terminated.
-pub fn copy_c_str(dst: &mut [c_char], s: &str) {
+pub(crate) fn copy_c_str(dst: &mut [c_char], s: &str) {
     let n = s.len().min(dst.len().saturating_sub(1));
     for (d, b) in dst.iter_mut().zip(&s.as_bytes()[..n]) {
         *d = *b as c_char;
@@ -69,7 +69,7 @@ fn transport_of(node_type: i32) -> ibv_transport_type {
 
 impl Device {
     /// The ibv_device fields rdma-core's core fills from sysfs.
-    pub fn c_fields(sysfs: &SysfsDevice) -> ibv_device {
+    pub(crate) fn c_fields(sysfs: &SysfsDevice) -> ibv_device {
         // SAFETY: ibv_device is plain C data; all-zero is a valid value.
         let mut c: ibv_device = unsafe { std::mem::zeroed() };
         c.node_type = ibv_node_type(sysfs.node_type);
@@ -81,7 +81,7 @@ impl Device {
         c
     }
 
-    pub fn new(sysfs: SysfsDevice) -> Device {
+    pub(crate) fn new(sysfs: SysfsDevice) -> Device {
         Device {
             c: UnsafeCell::new(Self::c_fields(&sysfs)),
             driver_ops: std::ptr::null(),
@@ -93,7 +93,7 @@ impl Device {
 
     /// A device a hosted plugin allocated: `c` is the `ibv_device` at the
     /// head of its `verbs_device`, already filled in.
-    pub fn hosted(sysfs: SysfsDevice, c: NonNull<ibv_device>) -> Device {
+    pub(crate) fn hosted(sysfs: SysfsDevice, c: NonNull<ibv_device>) -> Device {
         Device {
             hosted: Some(c),
             ..Self::new(sysfs)
@@ -101,19 +101,19 @@ impl Device {
     }
 
     /// The plugin's device, for a hosted one.
-    pub fn hosted_c(&self) -> Option<NonNull<ibv_device>> {
+    pub(crate) fn hosted_c(&self) -> Option<NonNull<ibv_device>> {
         self.hosted
     }
 
     /// The ibv_device C sees; never written after construction.
-    pub fn c(&self) -> &ibv_device {
+    pub(crate) fn c(&self) -> &ibv_device {
         // SAFETY: see the Sync impl: no writes after construction (a hosted
         // plugin's device is filled before it is published).
         unsafe { &*self.c_ptr() }
     }
 
     /// Same kernel device as `other` (same name, char device and creation time).
-    pub fn same_as(&self, other: &SysfsDevice) -> bool {
+    pub(crate) fn same_as(&self, other: &SysfsDevice) -> bool {
         let s = &self.sysfs;
         s.ibdev_name == other.ibdev_name
             && s.uverbs_name == other.uverbs_name

@@ -5,8 +5,6 @@
 
 mod served;
 
-pub use served::Mode;
-
 use crate::context::Context;
 use crate::device::Device;
 use crate::entry::{Errno, Result};
@@ -40,7 +38,7 @@ fn known() -> MutexGuard<'static, Vec<Found>> {
 }
 
 /// ibv_open_device: a new context on `dev`, from the provider that serves it.
-pub fn open(dev: &Arc<Device>) -> Result<Arc<Context>> {
+pub(crate) fn open(dev: &Arc<Device>) -> Result<Arc<Context>> {
     let provider = known()
         .iter()
         .find(|f| Arc::ptr_eq(&f.dev, dev))
@@ -53,7 +51,7 @@ pub fn open(dev: &Arc<Device>) -> Result<Arc<Context>> {
 /// claims. When the sysfs root has no uverbs class (`SYSFS_PATH` names a missing
 /// or empty directory), the devices come from netlink alone, as rdma-core's
 /// netlink-first discovery finds them; with neither, ENOSYS, as in rdma-core.
-pub fn refresh() -> Result<Vec<Arc<Device>>> {
+pub(crate) fn refresh() -> Result<Vec<Arc<Device>>> {
     let nl = crate::netlink::devices();
     let found = if sysfs::sysfs_path().join("class/infiniband_verbs").is_dir() {
         sysfs::find_devices()?
@@ -136,7 +134,7 @@ pub(crate) fn from_netlink(root: &Path, cdev_dir: &Path, nl: &[NlDevice]) -> Vec
 /// ibv_import_device: finds the device whose char device `cmd_fd` is open on
 /// (EINVAL: not a character device; ENODEV: none of ours) and lets its
 /// provider import the context (EOPNOTSUPP when it cannot, as rxe).
-pub fn import(cmd_fd: std::ffi::c_int) -> Result<Arc<crate::context::Context>> {
+pub(crate) fn import(cmd_fd: std::ffi::c_int) -> Result<Arc<crate::context::Context>> {
     use nix::fcntl::{FcntlArg, fcntl};
     use nix::sys::stat::{SFlag, fstat, major, minor};
     use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd};

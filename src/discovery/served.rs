@@ -9,7 +9,10 @@ use crate::sysfs::SysfsDevice;
 /// out of the device list, as rdma-core does.
 static PROVIDERS: &[&dyn Provider] = &[&crate::providers::rxe::RXE];
 
-pub fn for_device(dev: &SysfsDevice, driver_id: Option<u32>) -> Option<&'static dyn Provider> {
+pub(super) fn for_device(
+    dev: &SysfsDevice,
+    driver_id: Option<u32>,
+) -> Option<&'static dyn Provider> {
     PROVIDERS
         .iter()
         .copied()
@@ -18,7 +21,7 @@ pub fn for_device(dev: &SysfsDevice, driver_id: Option<u32>) -> Option<&'static 
 
 /// `IBV_PROVIDERS`: who serves a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// A built-in provider where one matches, else a plugin (the default).
     Auto,
     /// rdma-core's C plugins for every device.
@@ -28,7 +31,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn parse(v: Option<&str>) -> Mode {
+    pub(crate) fn parse(v: Option<&str>) -> Mode {
         match v.map(str::trim) {
             Some("plugin") => Mode::Plugin,
             Some("builtin") => Mode::Builtin,
@@ -37,7 +40,7 @@ impl Mode {
     }
 
     /// From the environment, read once.
-    pub fn get() -> Mode {
+    pub(crate) fn get() -> Mode {
         static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
         *MODE.get_or_init(|| Mode::parse(std::env::var("IBV_PROVIDERS").ok().as_deref()))
     }
@@ -45,7 +48,7 @@ impl Mode {
 
 /// The device for `dev`, served as `IBV_PROVIDERS` says; None when nothing
 /// drives it. Plugins are loaded only when a device gets this far.
-pub fn device_for(
+pub(super) fn device_for(
     dev: &SysfsDevice,
     driver_id: Option<u32>,
 ) -> Option<(Device, &'static dyn Provider)> {

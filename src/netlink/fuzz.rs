@@ -29,7 +29,7 @@ impl Transport for Replay {
 /// dump with a char-device query per device, the copy-on-fork query, and the
 /// route, link, neighbour and address queries of ibv_resolve_eth_l2_from_gid.
 /// Each datagram is also decoded directly as every message kind.
-pub fn replies(data: &[u8]) {
+pub(crate) fn replies(data: &[u8]) {
     let mut dgrams = VecDeque::new();
     let mut rest = data;
     while rest.len() >= 2 {

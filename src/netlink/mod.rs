@@ -14,7 +14,7 @@ mod query;
 mod route;
 mod sock;
 
-pub use neigh::{L2, resolve as resolve_l2};
+pub(crate) use neigh::{L2, resolve as resolve_l2};
 
 #[cfg(test)]
 mod tests;
@@ -27,15 +27,15 @@ use query::{Conn, Transport};
 use sock::NlSocket;
 
 /// `RDMA_DRIVER_UNKNOWN`: the driver id when the kernel reports none.
-pub const RDMA_DRIVER_UNKNOWN: u32 = 0;
+pub(crate) const RDMA_DRIVER_UNKNOWN: u32 = 0;
 
 /// How long one send or receive may block. The kernel answers at once; this
 /// only guards against hanging forever.
-pub const TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// An RDMA device as the kernel's netlink device dump reports it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NlDevice {
+pub(crate) struct NlDevice {
     /// The kernel's device index.
     pub index: u32,
     /// The IB device name, e.g. `rxe0`.
@@ -57,7 +57,7 @@ pub struct NlDevice {
 
 /// A device's uverbs char device, from `RDMA_NLDEV_CMD_GET_CHARDEV`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NlUverbs {
+pub(crate) struct NlUverbs {
     /// e.g. `uverbs0` (under `/dev/infiniband`).
     pub name: String,
     /// (major, minor)
@@ -70,7 +70,8 @@ pub struct NlUverbs {
 }
 
 impl NlUverbs {
-    pub fn dev_t(&self) -> libc::dev_t {
+    #[cfg(test)]
+    pub(crate) fn dev_t(&self) -> libc::dev_t {
         libc::makedev(self.cdev.0, self.cdev.1)
     }
 }
@@ -82,7 +83,7 @@ impl NlUverbs {
 /// an error reply, a malformed or incomplete dump): the caller then discovers
 /// devices from sysfs, as libibverbs does. `Ok` with an empty list means the
 /// kernel has no RDMA devices.
-pub fn devices() -> Result<Vec<NlDevice>> {
+pub(crate) fn devices() -> Result<Vec<NlDevice>> {
     devices_on(&mut open()?)
 }
 
@@ -104,7 +105,7 @@ fn devices_on<T: Transport>(c: &mut Conn<T>) -> Result<Vec<NlDevice>> {
 
 /// The kernel's index of the device called `name`; `None` when netlink is not
 /// usable or there is no such device. Costs one device dump.
-pub fn device_index(name: &str) -> Option<u32> {
+pub(crate) fn device_index(name: &str) -> Option<u32> {
     let mut c = open().ok()?;
     index_on(&mut c, name)
 }
@@ -120,7 +121,7 @@ static COPY_ON_FORK: AtomicU8 = AtomicU8::new(0);
 /// Whether the kernel copies pinned pages on fork (`RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK`),
 /// which makes `ibv_fork_init`'s madvise work unnecessary. False on any error;
 /// the first answer the kernel gives is kept.
-pub fn copy_on_fork() -> bool {
+pub(crate) fn copy_on_fork() -> bool {
     cached_copy_on_fork(&COPY_ON_FORK, || open()?.get_copy_on_fork())
 }
 

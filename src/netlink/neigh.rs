@@ -37,7 +37,7 @@ const TRIES: u32 = 11;
 
 /// What ibv_resolve_eth_l2_from_gid returns and leaves behind.
 #[derive(Debug, PartialEq)]
-pub struct L2 {
+pub(crate) struct L2 {
     /// The C return value.
     pub ret: c_int,
     /// The errno to set (`None`: errno is left alone).
@@ -60,14 +60,14 @@ impl L2 {
 }
 
 /// IPv4-mapped (`::ffff:a.b.c.d`) or IPv4-encoded multicast (`ff0e::ffff:a.b.c.d`).
-pub fn is_v4(gid: &[u8; 16]) -> bool {
+pub(super) fn is_v4(gid: &[u8; 16]) -> bool {
     let mapped = gid[..10] == [0; 10] && gid[10..12] == [0xff, 0xff];
     let mcast = gid[..4] == [0xff, 0x0e, 0, 0] && gid[4..10] == [0; 6] && gid[10..12] == [0xff; 2];
     mapped || mcast
 }
 
 /// The IP address a GID stands for: (family, address bytes).
-pub fn ip_of(gid: &[u8; 16]) -> (u8, &[u8]) {
+pub(super) fn ip_of(gid: &[u8; 16]) -> (u8, &[u8]) {
     if is_v4(gid) {
         (AF_INET, &gid[12..])
     } else {
@@ -76,7 +76,7 @@ pub fn ip_of(gid: &[u8; 16]) -> (u8, &[u8]) {
 }
 
 /// The MAC a multicast or IPv6 link-local address maps to, with no lookup.
-pub fn encoded_mac(family: u8, a: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn encoded_mac(family: u8, a: &[u8]) -> Option<Vec<u8>> {
     match (family, a) {
         (AF_INET, [b0, b1, b2, b3]) if b0 & 0xf0 == 0xe0 => {
             Some(vec![0x01, 0x00, 0x5e, b1 & 0x7f, *b2, *b3])
@@ -100,7 +100,12 @@ fn lookup(table: &[Neigh], family: u8, oif: u32, dst: &[u8]) -> Option<Vec<u8>> 
 
 /// Resolves `dgid` as seen from `sgid`. `gid_errno` is the errno the source GID
 /// query left (ENODATA for an empty slot, which reads as the zero GID).
-pub fn resolve(sgid: &[u8; 16], dgid: &[u8; 16], gid_errno: Option<Errno>, want_vid: bool) -> L2 {
+pub(crate) fn resolve(
+    sgid: &[u8; 16],
+    dgid: &[u8; 16],
+    gid_errno: Option<Errno>,
+    want_vid: bool,
+) -> L2 {
     let mut c = match NlSocket::open_proto(nix::sys::socket::SockProtocol::NetlinkRoute, TIMEOUT) {
         Ok(s) => Conn::new(s),
         Err(e) => return L2::fail(-1, Some(e)),

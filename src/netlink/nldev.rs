@@ -14,24 +14,24 @@ const fn nldev_type(op: u16) -> u16 {
     (RDMA_NL_NLDEV << 10) + op
 }
 
-pub const CMD_GET: u16 = nldev_type(1);
-pub const CMD_SYS_GET: u16 = nldev_type(6);
-pub const CMD_GET_CHARDEV: u16 = nldev_type(15);
+pub(super) const CMD_GET: u16 = nldev_type(1);
+pub(super) const CMD_SYS_GET: u16 = nldev_type(6);
+pub(super) const CMD_GET_CHARDEV: u16 = nldev_type(15);
 
-pub const ATTR_DEV_INDEX: u16 = 1;
-pub const ATTR_DEV_NAME: u16 = 2;
-pub const ATTR_PORT_INDEX: u16 = 3;
-pub const ATTR_FW_VERSION: u16 = 5;
-pub const ATTR_NODE_GUID: u16 = 6;
-pub const ATTR_SYS_IMAGE_GUID: u16 = 7;
-pub const ATTR_DEV_NODE_TYPE: u16 = 14;
-pub const ATTR_DEV_PROTOCOL: u16 = 67;
-pub const ATTR_CHARDEV_TYPE: u16 = 69;
-pub const ATTR_CHARDEV_NAME: u16 = 70;
-pub const ATTR_CHARDEV_ABI: u16 = 71;
-pub const ATTR_CHARDEV: u16 = 72;
-pub const ATTR_UVERBS_DRIVER_ID: u16 = 73;
-pub const SYS_ATTR_COPY_ON_FORK: u16 = 93;
+pub(super) const ATTR_DEV_INDEX: u16 = 1;
+pub(super) const ATTR_DEV_NAME: u16 = 2;
+pub(super) const ATTR_PORT_INDEX: u16 = 3;
+pub(super) const ATTR_FW_VERSION: u16 = 5;
+pub(super) const ATTR_NODE_GUID: u16 = 6;
+pub(super) const ATTR_SYS_IMAGE_GUID: u16 = 7;
+pub(super) const ATTR_DEV_NODE_TYPE: u16 = 14;
+pub(super) const ATTR_DEV_PROTOCOL: u16 = 67;
+pub(super) const ATTR_CHARDEV_TYPE: u16 = 69;
+pub(super) const ATTR_CHARDEV_NAME: u16 = 70;
+pub(super) const ATTR_CHARDEV_ABI: u16 = 71;
+pub(super) const ATTR_CHARDEV: u16 = 72;
+pub(super) const ATTR_UVERBS_DRIVER_ID: u16 = 73;
+pub(super) const SYS_ATTR_COPY_ON_FORK: u16 = 93;
 
 /// Names are copied into `IBV_SYSFS_NAME_MAX` (64) byte buffers, NUL included.
 const NAME_MAX: usize = 64;
@@ -60,7 +60,7 @@ const POLICY: &[(u16, Kind)] = &[
 
 /// A present attribute of the policy that is too short (or an unterminated
 /// string) makes the whole message invalid.
-pub fn validate(a: &Attrs<'_>) -> Result<()> {
+pub(super) fn validate(a: &Attrs<'_>) -> Result<()> {
     for (ty, kind) in POLICY {
         let Some(v) = a.get(*ty) else { continue };
         let ok = match kind {
@@ -89,7 +89,7 @@ fn name(a: &Attrs<'_>, ty: u16) -> Result<String> {
 
 /// One message of the `CMD_GET` dump. Devices missing any of the attributes
 /// libibverbs needs make the message (and so the dump) invalid.
-pub fn decode_device(a: &Attrs<'_>) -> Result<NlDevice> {
+pub(super) fn decode_device(a: &Attrs<'_>) -> Result<NlDevice> {
     validate(a)?;
     Ok(NlDevice {
         index: need(a.u32(ATTR_DEV_INDEX))?,
@@ -105,14 +105,14 @@ pub fn decode_device(a: &Attrs<'_>) -> Result<NlDevice> {
 }
 
 /// The kernel's `huge_encode_dev` form to (major, minor).
-pub fn decode_cdev(v: u64) -> (u32, u32) {
+pub(super) fn decode_cdev(v: u64) -> (u32, u32) {
     let major = (v & 0xfff00) >> 8;
     let minor = (v & 0xff) | ((v >> 12) & 0xfff00);
     (major as u32, minor as u32)
 }
 
 /// The reply to `CMD_GET_CHARDEV` for "uverbs".
-pub fn decode_uverbs(a: &Attrs<'_>) -> Result<NlUverbs> {
+pub(super) fn decode_uverbs(a: &Attrs<'_>) -> Result<NlUverbs> {
     validate(a)?;
     let cdev = need(a.u64(ATTR_CHARDEV))?;
     // The top half of the ABI attribute is reserved (zero today).
@@ -126,14 +126,14 @@ pub fn decode_uverbs(a: &Attrs<'_>) -> Result<NlUverbs> {
 }
 
 /// Kernels older than copy-on-fork do not send the attribute: false.
-pub fn decode_copy_on_fork(a: &Attrs<'_>) -> Result<bool> {
+pub(super) fn decode_copy_on_fork(a: &Attrs<'_>) -> Result<bool> {
     validate(a)?;
     Ok(a.u8(SYS_ATTR_COPY_ON_FORK).is_some_and(|v| v != 0))
 }
 
 impl<T: Transport> Conn<T> {
     /// All devices (without their char devices), in the kernel's order.
-    pub fn get_devices(&mut self) -> Result<Vec<NlDevice>> {
+    pub(super) fn get_devices(&mut self) -> Result<Vec<NlDevice>> {
         let mut devs = Vec::new();
         self.exchange(
             "RDMA_NLDEV_CMD_GET dump",
@@ -150,7 +150,7 @@ impl<T: Transport> Conn<T> {
 
     /// The uverbs char device of device `index`; an error if the kernel has
     /// none or its reply lacks the char device, ABI or name.
-    pub fn get_uverbs(&mut self, index: u32) -> Result<NlUverbs> {
+    pub(super) fn get_uverbs(&mut self, index: u32) -> Result<NlUverbs> {
         let mut found = None;
         let build = |r: super::msg::Request| {
             r.put_u32(ATTR_DEV_INDEX, index)
@@ -170,7 +170,7 @@ impl<T: Transport> Conn<T> {
     }
 
     /// The copy-on-fork flag; an error if no reply carried attributes.
-    pub fn get_copy_on_fork(&mut self) -> Result<bool> {
+    pub(super) fn get_copy_on_fork(&mut self) -> Result<bool> {
         let mut cof = None;
         self.exchange(
             "RDMA_NLDEV_CMD_SYS_GET",

@@ -52,7 +52,7 @@ impl SockAddr {
     }
 }
 
-pub struct UdpProbe {
+pub(super) struct UdpProbe {
     fd: OwnedFd,
     dst: SockAddr,
 }
@@ -61,7 +61,7 @@ impl UdpProbe {
     /// A socket of `dst`'s family bound to `src` (either 4 or 16 bytes; a family
     /// mismatch fails in bind with the kernel's errno). IPv6 destinations are
     /// scoped to `oif`.
-    pub fn new(src: &[u8], dst: &[u8], oif: u32) -> Result<UdpProbe> {
+    pub(super) fn new(src: &[u8], dst: &[u8], oif: u32) -> Result<UdpProbe> {
         let src = SockAddr::new(src, 0, 0)?;
         let dst = SockAddr::new(dst, DISCARD_PORT, oif)?;
         let fd = nix::sys::socket::socket(
@@ -74,7 +74,7 @@ impl UdpProbe {
         Ok(UdpProbe { fd, dst })
     }
 
-    pub fn send(&self) -> Result<()> {
+    pub(super) fn send(&self) -> Result<()> {
         let fd = self.fd.as_raw_fd();
         for _ in 0..MAX_SENDS {
             match nix::sys::socket::sendto(fd, PAYLOAD, self.dst.as_like(), MsgFlags::empty()) {

@@ -7,7 +7,7 @@ use super::msg::{
 use crate::entry::{Errno, Result, trace_level, trace_line};
 
 /// Where requests go and replies come from.
-pub trait Transport {
+pub(super) trait Transport {
     fn send(&mut self, req: &[u8]) -> Result<()>;
     /// Receives one datagram into `buf`, returning its full length (which may
     /// exceed `buf.len()` if it was truncated).
@@ -21,14 +21,14 @@ const RECV_BUF: usize = 64 * 1024;
 const MAX_DATAGRAMS: usize = 1 << 16;
 
 /// A transport and the sequence numbers of the requests sent over it.
-pub struct Conn<T> {
+pub(super) struct Conn<T> {
     t: T,
     seq: u32,
     buf: Vec<u8>,
 }
 
 impl<T: Transport> Conn<T> {
-    pub fn new(t: T) -> Conn<T> {
+    pub(super) fn new(t: T) -> Conn<T> {
         Conn {
             t,
             seq: 0,
@@ -37,13 +37,13 @@ impl<T: Transport> Conn<T> {
     }
 
     #[cfg(test)]
-    pub fn transport(&self) -> &T {
+    pub(super) fn transport(&self) -> &T {
         &self.t
     }
 
     /// Sends a request of type `ty` (attributes added by `build`) and passes the
     /// attributes of every reply message to `on_msg`. Returns how many there were.
-    pub fn exchange(
+    pub(super) fn exchange(
         &mut self,
         name: &str,
         ty: u16,
@@ -58,7 +58,7 @@ impl<T: Transport> Conn<T> {
 
     /// As [`Conn::exchange`], passing each reply message whole (for families
     /// whose messages start with a fixed header before the attributes).
-    pub fn exchange_raw(
+    pub(super) fn exchange_raw(
         &mut self,
         name: &str,
         ty: u16,
@@ -100,7 +100,7 @@ impl<T: Transport> Conn<T> {
 /// over: after `NLMSG_DONE`, an acknowledgement, or a datagram holding a
 /// message that is not part of a multipart reply.
 #[cfg(test)]
-pub fn process(
+pub(super) fn process(
     dgram: &[u8],
     seq: u32,
     count: &mut usize,
@@ -112,7 +112,7 @@ pub fn process(
 }
 
 /// [`process`] with the whole messages.
-pub fn process_raw(
+pub(super) fn process_raw(
     dgram: &[u8],
     seq: u32,
     count: &mut usize,

@@ -7,14 +7,14 @@ use super::msg::{Attrs, Msg, NLM_F_DUMP, align4};
 use super::query::{Conn, Transport};
 use crate::entry::{Errno, Result};
 
-pub const RTM_NEWLINK: u16 = 16;
-pub const RTM_GETLINK: u16 = 18;
-pub const RTM_NEWADDR: u16 = 20;
-pub const RTM_GETADDR: u16 = 22;
-pub const RTM_NEWROUTE: u16 = 24;
-pub const RTM_GETROUTE: u16 = 26;
-pub const RTM_NEWNEIGH: u16 = 28;
-pub const RTM_GETNEIGH: u16 = 30;
+pub(super) const RTM_NEWLINK: u16 = 16;
+pub(super) const RTM_GETLINK: u16 = 18;
+pub(super) const RTM_NEWADDR: u16 = 20;
+pub(super) const RTM_GETADDR: u16 = 22;
+pub(super) const RTM_NEWROUTE: u16 = 24;
+pub(super) const RTM_GETROUTE: u16 = 26;
+pub(super) const RTM_NEWNEIGH: u16 = 28;
+pub(super) const RTM_GETNEIGH: u16 = 30;
 
 const RTA_DST: u16 = 1;
 const RTA_OIF: u16 = 4;
@@ -30,14 +30,14 @@ const NDA_DST: u16 = 1;
 const NDA_LLADDR: u16 = 2;
 
 /// The multicast group of neighbour table changes.
-pub const RTNLGRP_NEIGH: u32 = 3;
+pub(super) const RTNLGRP_NEIGH: u32 = 3;
 
 /// `RTN_*` route types.
-pub const RTN_LOCAL: u8 = 2;
-pub const RTN_BLACKHOLE: u8 = 6;
-pub const RTN_UNREACHABLE: u8 = 7;
-pub const RTN_PROHIBIT: u8 = 8;
-pub const RTN_THROW: u8 = 9;
+pub(super) const RTN_LOCAL: u8 = 2;
+pub(super) const RTN_BLACKHOLE: u8 = 6;
+pub(super) const RTN_UNREACHABLE: u8 = 7;
+pub(super) const RTN_PROHIBIT: u8 = 8;
+pub(super) const RTN_THROW: u8 = 9;
 
 const RTMSG_LEN: usize = 12;
 const IFINFOMSG_LEN: usize = 16;
@@ -46,7 +46,7 @@ const IFADDRMSG_LEN: usize = 8;
 
 /// The kernel's answer to "how would a packet to this address leave?".
 #[derive(Clone, Debug, PartialEq)]
-pub struct Route {
+pub(super) struct Route {
     /// `RTN_*`.
     pub ty: u8,
     pub oif: Option<u32>,
@@ -55,7 +55,7 @@ pub struct Route {
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Link {
+pub(super) struct Link {
     /// The hardware address (`IFLA_ADDRESS`), any length.
     pub addr: Option<Vec<u8>>,
     /// The VLAN id when the link is a VLAN device.
@@ -63,7 +63,7 @@ pub struct Link {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Neigh {
+pub(super) struct Neigh {
     pub family: u8,
     pub ifindex: i32,
     pub dst: Option<Vec<u8>>,
@@ -72,7 +72,7 @@ pub struct Neigh {
 
 impl Neigh {
     /// Whether this entry is `dst` (of `family`) on interface `oif`.
-    pub fn is(&self, family: u8, oif: u32, dst: &[u8]) -> bool {
+    pub(super) fn is(&self, family: u8, oif: u32, dst: &[u8]) -> bool {
         self.family == family
             && self.ifindex as i64 == oif as i64
             && self.dst.as_deref() == Some(dst)
@@ -94,7 +94,7 @@ fn u32_of(b: &[u8], at: usize) -> Result<u32> {
     Ok(u32::from_ne_bytes(a))
 }
 
-pub fn decode_route(m: &Msg<'_>) -> Result<Route> {
+pub(super) fn decode_route(m: &Msg<'_>) -> Result<Route> {
     let (h, a) = header_and_attrs(m.payload, RTMSG_LEN)?;
     Ok(Route {
         ty: h[7],
@@ -103,7 +103,7 @@ pub fn decode_route(m: &Msg<'_>) -> Result<Route> {
     })
 }
 
-pub fn decode_link(m: &Msg<'_>) -> Result<Link> {
+pub(super) fn decode_link(m: &Msg<'_>) -> Result<Link> {
     let (_, a) = header_and_attrs(m.payload, IFINFOMSG_LEN)?;
     let mut vlan_id = None;
     if let Some(info) = a.get(IFLA_LINKINFO) {
@@ -123,7 +123,7 @@ pub fn decode_link(m: &Msg<'_>) -> Result<Link> {
     })
 }
 
-pub fn decode_neigh(m: &Msg<'_>) -> Result<Neigh> {
+pub(super) fn decode_neigh(m: &Msg<'_>) -> Result<Neigh> {
     let (h, a) = header_and_attrs(m.payload, NDMSG_LEN)?;
     Ok(Neigh {
         family: h[0],
@@ -142,7 +142,7 @@ fn decode_addr(m: &Msg<'_>) -> Result<(u8, u32, Option<Vec<u8>>)> {
 
 impl<T: Transport> Conn<T> {
     /// RTM_GETROUTE for `dst` (of `family`, full prefix) leaving through `oif`.
-    pub fn get_route(&mut self, family: u8, dst: &[u8], oif: u32) -> Result<Route> {
+    pub(super) fn get_route(&mut self, family: u8, dst: &[u8], oif: u32) -> Result<Route> {
         let mut hdr = [0u8; RTMSG_LEN];
         hdr[0] = family;
         hdr[1] = (dst.len() * 8) as u8;
@@ -163,7 +163,7 @@ impl<T: Transport> Conn<T> {
     }
 
     /// RTM_GETLINK of one interface.
-    pub fn get_link(&mut self, index: u32) -> Result<Link> {
+    pub(super) fn get_link(&mut self, index: u32) -> Result<Link> {
         let mut hdr = [0u8; IFINFOMSG_LEN];
         hdr[4..8].copy_from_slice(&index.to_ne_bytes());
         let mut link = None;
@@ -183,7 +183,7 @@ impl<T: Transport> Conn<T> {
     }
 
     /// The whole neighbour table (every family).
-    pub fn neighbours(&mut self) -> Result<Vec<Neigh>> {
+    pub(super) fn neighbours(&mut self) -> Result<Vec<Neigh>> {
         let mut v = Vec::new();
         self.exchange_raw(
             "RTM_GETNEIGH",
@@ -202,7 +202,7 @@ impl<T: Transport> Conn<T> {
 
     /// The interface holding local address `addr` (of `family`): the first in
     /// the kernel's address dump, as getifaddrs lists them.
-    pub fn addr_index(&mut self, family: u8, addr: &[u8]) -> Result<Option<u32>> {
+    pub(super) fn addr_index(&mut self, family: u8, addr: &[u8]) -> Result<Option<u32>> {
         let mut found = None;
         self.exchange_raw(
             "RTM_GETADDR",

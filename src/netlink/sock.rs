@@ -17,7 +17,7 @@ use super::query::Transport;
 use crate::entry::{Errno, Result};
 
 /// A datagram socket to the kernel's RDMA netlink family.
-pub struct NlSocket {
+pub(super) struct NlSocket {
     fd: OwnedFd,
 }
 
@@ -29,12 +29,12 @@ fn kernel_addr() -> NetlinkAddr {
 impl NlSocket {
     /// Opens the socket; fails (e.g. `EPROTONOSUPPORT`) where the kernel has no RDMA.
     /// Sends and receives give up after `timeout` with `EAGAIN`.
-    pub fn open(timeout: Duration) -> Result<NlSocket> {
+    pub(super) fn open(timeout: Duration) -> Result<NlSocket> {
         Self::open_proto(SockProtocol::NetlinkRDMA, timeout)
     }
 
     /// Any netlink family (tests use NETLINK_ROUTE, which every kernel has).
-    pub fn open_proto(proto: SockProtocol, timeout: Duration) -> Result<NlSocket> {
+    pub(super) fn open_proto(proto: SockProtocol, timeout: Duration) -> Result<NlSocket> {
         let fd = nix::sys::socket::socket(
             AddressFamily::Netlink,
             SockType::Raw,
@@ -50,7 +50,7 @@ impl NlSocket {
     /// Subscribes to multicast group `group` (an `RTNLGRP_*` number). A raw
     /// `setsockopt`: nix has no `NETLINK_ADD_MEMBERSHIP` option, and binding
     /// with a group mask reaches only groups 1 to 32 and fails once bound.
-    pub fn join_group(&self, group: u32) -> Result<()> {
+    pub(super) fn join_group(&self, group: u32) -> Result<()> {
         // SAFETY: `group` is a live u32 and its exact size is passed.
         let r = unsafe {
             libc::setsockopt(
@@ -66,7 +66,7 @@ impl NlSocket {
     }
 
     /// Waits up to `timeout` for a datagram; true when one can be read.
-    pub fn wait_readable(&self, timeout: Duration) -> Result<bool> {
+    pub(super) fn wait_readable(&self, timeout: Duration) -> Result<bool> {
         let mut p = [PollFd::new(self.fd.as_fd(), PollFlags::POLLIN)];
         let t = PollTimeout::try_from(timeout).unwrap_or(PollTimeout::MAX);
         match nix::poll::poll(&mut p, t) {

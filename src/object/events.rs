@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 /// Event counts of one object: completion events (CQs only) and async events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EventCounts {
+pub(crate) struct EventCounts {
     pub comp: u32,
     pub async_: u32,
 }
@@ -27,7 +27,7 @@ pub struct EventCounts {
 /// not yet acknowledged) goes through one lock and condition variable shared
 /// by all objects, so an object carries no mutex or condvar of its own.
 #[derive(Default)]
-pub struct Events {
+pub(crate) struct Events {
     comp: AtomicU32,
     async_: AtomicU32,
     destroying: AtomicBool,
@@ -63,16 +63,16 @@ impl Events {
 
     /// Adds `n` acknowledged completion events; `mirror` gets the new total
     /// (to store it, SeqCst, into the C struct).
-    pub fn ack_comp(&self, n: u32, mirror: impl Fn(u32)) {
+    pub(crate) fn ack_comp(&self, n: u32, mirror: impl Fn(u32)) {
         Self::ack(&self.comp, n, mirror)
     }
 
     /// Adds `n` acknowledged async events; as [`Events::ack_comp`].
-    pub fn ack_async(&self, n: u32, mirror: impl Fn(u32)) {
+    pub(crate) fn ack_async(&self, n: u32, mirror: impl Fn(u32)) {
         Self::ack(&self.async_, n, mirror)
     }
 
-    pub fn acked(&self) -> EventCounts {
+    pub(crate) fn acked(&self) -> EventCounts {
         EventCounts {
             comp: self.comp.load(Ordering::SeqCst),
             async_: self.async_.load(Ordering::SeqCst),
@@ -85,7 +85,7 @@ impl Events {
     }
 
     /// Blocks until at least `reported` events of each kind are acknowledged.
-    pub fn wait_acked(&self, reported: EventCounts) {
+    pub(crate) fn wait_acked(&self, reported: EventCounts) {
         if self.covers(reported) {
             return;
         }
@@ -98,7 +98,7 @@ impl Events {
     }
 
     /// Claims the object for destruction: EINVAL if another destroy has it.
-    pub fn claim_destroy(&self) -> Result<()> {
+    pub(crate) fn claim_destroy(&self) -> Result<()> {
         if self.destroying.swap(true, Ordering::AcqRel) {
             return Err(Errno::EINVAL);
         }
@@ -106,7 +106,7 @@ impl Events {
     }
 
     /// Gives the claim back after a failed destroy.
-    pub fn release_destroy(&self) {
+    pub(crate) fn release_destroy(&self) {
         self.destroying.store(false, Ordering::Release);
     }
 }
@@ -126,7 +126,7 @@ unsafe fn store_total(f: *mut u32, t: u32) {
 /// waits for the events' acknowledgement and takes the object back from C. A
 /// second destroy of the same object (concurrent or later) gives EINVAL; a
 /// failed one leaves it as it was.
-pub fn destroy<C: KindOf, O: Send + Sync + 'static>(
+pub(crate) fn destroy<C: KindOf, O: Send + Sync + 'static>(
     p: *const C,
     kernel: impl FnOnce(&Obj<O>) -> Result<EventCounts>,
 ) -> Result<Arc<Obj<O>>> {
@@ -148,7 +148,7 @@ pub fn destroy<C: KindOf, O: Send + Sync + 'static>(
 
 impl<O> Obj<O> {
     /// `ibv_ack_cq_events`.
-    pub fn ack_comp_events(&self, n: u32) {
+    pub(crate) fn ack_comp_events(&self, n: u32) {
         let c = self.c::<ibv_cq>();
         // SAFETY: a u32 field of the live CQ's C struct which the core owns.
         self.events.ack_comp(n, |t| unsafe {
@@ -157,7 +157,7 @@ impl<O> Obj<O> {
     }
 
     /// `ibv_ack_async_event` for a CQ, QP or SRQ event.
-    pub fn ack_async_event(&self) {
+    pub(crate) fn ack_async_event(&self) {
         let p = self.addr().as_ptr();
         // SAFETY: as in ack_comp_events, for the kind's events_completed.
         self.events.ack_async(1, |t| unsafe {
@@ -179,16 +179,16 @@ impl<O> Obj<O> {
         unsafe { AtomicI32::from_ptr(&raw mut (*p).refcnt) }
     }
 
-    pub fn add_cq_ref(&self) {
+    pub(crate) fn add_cq_ref(&self) {
         self.refcnt().fetch_add(1, Ordering::AcqRel);
     }
 
-    pub fn drop_cq_ref(&self) {
+    pub(crate) fn drop_cq_ref(&self) {
         self.refcnt().fetch_sub(1, Ordering::AcqRel);
     }
 
     /// How many CQs use this channel.
-    pub fn cq_refs(&self) -> i32 {
+    pub(crate) fn cq_refs(&self) -> i32 {
         self.refcnt().load(Ordering::Acquire)
     }
 }

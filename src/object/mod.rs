@@ -26,12 +26,12 @@
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
 //!   check, see `slab`).
 
-pub mod events;
+pub(crate) mod events;
 mod obj;
-pub mod slab;
+pub(crate) mod slab;
 
-pub use events::EventCounts;
-pub use obj::{Kind, KindOf, New, Obj, Token};
+pub(crate) use events::EventCounts;
+pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
 
 use crate::entry::{Errno, Result};
 use std::any::Any;
@@ -40,7 +40,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, RwLock};
 
 /// A Rust object that owns a C struct at a stable address.
-pub trait CObject: Any + Send + Sync {
+pub(crate) trait CObject: Any + Send + Sync {
     /// The C struct C code sees.
     type C;
     /// The address C holds: inside `self`, stable as long as the Arc lives.
@@ -84,14 +84,14 @@ fn with_map<R>(f: impl FnOnce(&mut Map) -> R) -> R {
 }
 
 /// Hands `obj` to C: from now on its C pointer is valid for [`lookup`].
-pub fn publish<T: CObject>(obj: Arc<T>) -> *mut T::C {
+pub(crate) fn publish<T: CObject>(obj: Arc<T>) -> *mut T::C {
     let p = obj.c_ptr();
     with_map(|m| m.insert(p as usize, obj as Entry));
     p
 }
 
 /// The object behind a C pointer, if it is a live object of type `T`.
-pub fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
+pub(crate) fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -105,13 +105,13 @@ pub fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
 
 /// Takes the object back from C (the destroy verbs): the pointer is invalid for
 /// C from now on; the memory goes when the last Arc does.
-pub fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
+pub(crate) fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
     retire_if::<T>(p, |_| Ok(()))
 }
 
 /// Like [`retire`], but only when `can_go` agrees, checked under the registry
 /// lock so two destroys of one object cannot both succeed.
-pub fn retire_if<T: CObject>(
+pub(crate) fn retire_if<T: CObject>(
     p: *const T::C,
     can_go: impl FnOnce(&T) -> Result<()>,
 ) -> Result<Arc<T>> {
@@ -149,7 +149,7 @@ fn retire_where(
 
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
 /// `ctx`; returns the pointer C gets.
-pub fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
+pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     let obj = Arc::new(Obj::new(C::KIND, ctx, new));
     let p = obj.c::<C>();
     with_map(|m| m.insert(p as usize, obj as Entry));
@@ -161,7 +161,7 @@ fn as_kind<C: KindOf, O: Send + Sync + 'static>(e: &Entry) -> Option<&Obj<O>> {
 }
 
 /// The live object C's pointer `p` names, if it is one of kind `C::KIND`.
-pub fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
+pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -174,7 +174,7 @@ pub fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O
 }
 
 /// Takes an object back from C (a destroy): see [`take_if`].
-pub fn take<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
+pub(crate) fn take<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
     take_if::<C, O>(p, |_| Ok(()))
 }
 
@@ -182,7 +182,7 @@ pub fn take<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<
 /// agrees (the provider's destroy), checked under the registry lock so two
 /// destroys of one object cannot both succeed. The object is released when
 /// the returned reference (and any a verb in flight holds) goes.
-pub fn take_if<C: KindOf, O: Send + Sync + 'static>(
+pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
     p: *const C,
     can_go: impl FnOnce(&Obj<O>) -> Result<()>,
 ) -> Result<Arc<Obj<O>>> {
@@ -208,7 +208,7 @@ pub fn take_if<C: KindOf, O: Send + Sync + 'static>(
 
 /// Takes back from C every object owned by `ctx` (ibv_close_device). They
 /// are returned so that the caller drops them outside the registry lock.
-pub fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Entry> {
+pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Entry> {
     retire_where(|e| {
         e.downcast_ref::<Obj<O>>()
             .is_some_and(|o| Arc::ptr_eq(&o.ctx, ctx))
@@ -217,7 +217,7 @@ pub fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Entry> {
 
 /// How many objects C holds now (for leak tests).
 #[allow(dead_code)]
-pub fn live_count() -> usize {
+pub(crate) fn live_count() -> usize {
     REGISTRY
         .read()
         .unwrap_or_else(|p| p.into_inner())

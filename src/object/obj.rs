@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What kind of verbs object a registry entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Pd,
     Mr,
     Mw,
@@ -28,7 +28,7 @@ pub enum Kind {
 
 /// The C struct types C hands us for each kind (`ibv_cq_ex` and `ibv_qp_ex`
 /// start with `ibv_cq`/`ibv_qp`: same objects, same kinds).
-pub trait KindOf {
+pub(crate) trait KindOf {
     const KIND: Kind;
 }
 
@@ -52,7 +52,7 @@ kinds!(ibv_pd => Pd, ibv_mr => Mr, ibv_mw => Mw, ibv_comp_channel => CompChannel
 /// the core's destroy waits for acknowledgements before the provider frees).
 /// A host whose provider frees inside its destroy op should therefore wait
 /// for the acknowledgements itself first, or defer the free to `release`.
-pub trait Token: Sync {
+pub(crate) trait Token: Sync {
     /// Stops data-path access to the object at `c` (clears its live tag,
     /// waits for calls in flight). Idempotent. Called when a destroy has
     /// succeeded in the kernel, and before [`Token::release`].
@@ -70,7 +70,7 @@ pub trait Token: Sync {
 /// What a provider's create returns: the C pointer (the head of its object,
 /// the pointer C will hold, the `user_handle` it gave the kernel) and the
 /// token that releases it.
-pub struct New {
+pub(crate) struct New {
     c: NonNull<c_void>,
     token: Option<&'static dyn Token>,
 }
@@ -81,11 +81,11 @@ unsafe impl Send for New {}
 
 impl New {
     /// An object at `c` released through `token` (None: nothing to free).
-    pub fn of(c: NonNull<c_void>, token: Option<&'static dyn Token>) -> New {
+    pub(crate) fn of(c: NonNull<c_void>, token: Option<&'static dyn Token>) -> New {
         New { c, token }
     }
 
-    pub fn c(&self) -> NonNull<c_void> {
+    pub(crate) fn c(&self) -> NonNull<c_void> {
         self.c
     }
 
@@ -107,7 +107,7 @@ impl Drop for New {
 }
 
 /// The registry's record of one object; `O` is the owner (the context).
-pub struct Obj<O> {
+pub(crate) struct Obj<O> {
     kind: Kind,
     c: NonNull<c_void>,
     /// The context the object belongs to (and whose ops it dispatches to).
@@ -126,7 +126,7 @@ unsafe impl<O: Send + Sync> Send for Obj<O> {}
 unsafe impl<O: Send + Sync> Sync for Obj<O> {}
 
 impl<O> Obj<O> {
-    pub fn new(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
+    pub(crate) fn new(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
         let (c, token) = new.into_parts();
         Obj {
             kind,
@@ -138,26 +138,26 @@ impl<O> Obj<O> {
         }
     }
 
-    pub fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         self.kind
     }
 
     /// The C struct, typed by its kind.
     #[inline]
-    pub fn c<C: KindOf>(&self) -> *mut C {
+    pub(crate) fn c<C: KindOf>(&self) -> *mut C {
         debug_assert_eq!(self.kind, C::KIND);
         self.c.as_ptr().cast()
     }
 
     /// The object's address, for the provider's own conversion to its type.
     #[inline]
-    pub fn addr(&self) -> NonNull<c_void> {
+    pub(crate) fn addr(&self) -> NonNull<c_void> {
         self.c
     }
 
     /// A value read from the C struct (e.g. its kernel handle).
     #[inline]
-    pub fn read_c<C: KindOf, R>(&self, f: impl FnOnce(&C) -> R) -> R {
+    pub(crate) fn read_c<C: KindOf, R>(&self, f: impl FnOnce(&C) -> R) -> R {
         // SAFETY: the C struct is alive while the record is; the reference
         // lives for `f` only. C may write fields concurrently only where
         // rdma-core's own code races the same way (fields the application
@@ -168,14 +168,14 @@ impl<O> Obj<O> {
     /// Updates fields of the C struct the core writes (an MR's addr/length
     /// after rereg, a QP's state): callers serialise their own updates.
     #[inline]
-    pub fn update_c<C: KindOf, R>(&self, f: impl FnOnce(&mut C) -> R) -> R {
+    pub(crate) fn update_c<C: KindOf, R>(&self, f: impl FnOnce(&mut C) -> R) -> R {
         // SAFETY: as in read_c; the only Rust reference is `f`'s.
         f(unsafe { &mut *self.c::<C>() })
     }
 
     /// Fences the data path out of a destroyed object (its memory stays
     /// until the last reference goes).
-    pub fn retire(&self) {
+    pub(crate) fn retire(&self) {
         if let Some(t) = self.token
             && !self.retired.swap(true, Ordering::AcqRel)
         {

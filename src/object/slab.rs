@@ -58,7 +58,7 @@ struct Slot<T> {
 /// The slots of one object type, in one reserved address range. `T` is
 /// `#[repr(C)]` with its verbs C struct first, so the address of a slot's
 /// `T` is the pointer C holds.
-pub struct Slab<T: 'static> {
+pub(crate) struct Slab<T: 'static> {
     tag: u64,
     /// Start of the reserved range; NULL until the first slot is taken (a
     /// pointer, not an address: the range stays reachable, with provenance).
@@ -88,7 +88,7 @@ const VAL: usize = offset_of!(Slot<u64>, val);
 impl<T: Send + Sync + 'static> Slab<T> {
     /// A slab whose live slots carry `tag` (non-zero; the type's name hash
     /// by convention, see [`tag_of`]).
-    pub const fn new(tag: u64) -> Self {
+    pub(crate) const fn new(tag: u64) -> Self {
         assert!(tag != 0);
         Slab {
             tag,
@@ -133,7 +133,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
     /// the caller's call (see the module doc). `None` for NULL, foreign,
     /// misaligned and destroyed pointers. Reads only our own memory.
     #[inline(always)]
-    pub fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
+    pub(crate) fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
         let s = self.slot_of(p)?;
         s.pins.fetch_add(1, Ordering::SeqCst);
         if s.tag.load(Ordering::SeqCst) != self.tag {
@@ -150,7 +150,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
     /// # Safety
     /// `p` came from [`Vacant::fill`] of this slab and its [`Token::release`]
     /// has not run (its registry entry is alive), for as long as `'a`.
-    pub unsafe fn get<'a>(&'static self, p: *const c_void) -> Option<&'a T> {
+    pub(crate) unsafe fn get<'a>(&'static self, p: *const c_void) -> Option<&'a T> {
         let s = self.slot_of(p)?;
         // SAFETY: per the contract the slot holds an initialised T.
         Some(unsafe { (*s.val.get()).assume_init_ref() })
@@ -158,7 +158,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
 
     /// A free slot, its address known before the object is built (the
     /// kernel's `user_handle`).
-    pub fn vacant(&'static self) -> Vacant<T> {
+    pub(crate) fn vacant(&'static self) -> Vacant<T> {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         if free.slots.is_empty() {
             self.grow(&mut free);
@@ -200,7 +200,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
 
     /// Live slots (for leak tests).
     #[allow(dead_code)]
-    pub fn live(&'static self) -> usize {
+    pub(crate) fn live(&'static self) -> usize {
         let free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         self.len.load(Ordering::Relaxed) - free.slots.len()
     }
@@ -287,7 +287,7 @@ const fn inverse(d: usize) -> usize {
 }
 
 /// FNV-1a of a type name: a distinct non-zero tag per object type.
-pub const fn tag_of(name: &str) -> u64 {
+pub(crate) const fn tag_of(name: &str) -> u64 {
     let b = name.as_bytes();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut i = 0;
@@ -301,14 +301,14 @@ pub const fn tag_of(name: &str) -> u64 {
 
 /// A slot taken from the free list, not yet holding an object; goes back
 /// if dropped unfilled (a failed create).
-pub struct Vacant<T: Send + Sync + 'static> {
+pub(crate) struct Vacant<T: Send + Sync + 'static> {
     slab: &'static Slab<T>,
     slot: *mut Slot<T>,
 }
 
 impl<T: Send + Sync + 'static> Vacant<T> {
     /// Where the object will be: its C pointer.
-    pub fn addr(&self) -> NonNull<c_void> {
+    pub(crate) fn addr(&self) -> NonNull<c_void> {
         // SAFETY: a slot of a live chunk; projection only.
         let p = unsafe { (*self.slot).val.get() };
         NonNull::new(p.cast()).expect("slot address")
@@ -316,7 +316,7 @@ impl<T: Send + Sync + 'static> Vacant<T> {
 
     /// Builds the object in the slot and makes it live: `pin` finds it from
     /// now on. Returns what the registry owns ([`super::New`]).
-    pub fn fill(self, v: T) -> super::New {
+    pub(crate) fn fill(self, v: T) -> super::New {
         let slot = self.slot;
         let slab = self.slab;
         std::mem::forget(self);
@@ -371,7 +371,7 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
 
 /// One data-path call's hold on a live object: the object cannot be
 /// released until it goes (see the module doc).
-pub struct Pinned<T: 'static> {
+pub(crate) struct Pinned<T: 'static> {
     slot: &'static Slot<T>,
 }
 
@@ -390,7 +390,7 @@ impl<T> Pinned<T> {
     /// fence it out (the call holding this pin should then give up instead
     /// of waiting, e.g. for a lock; the destroy waits for it).
     #[inline]
-    pub fn alive(&self) -> bool {
+    pub(crate) fn alive(&self) -> bool {
         self.slot.tag.load(Ordering::Relaxed) != 0
     }
 }

@@ -9,7 +9,7 @@ use crate::entry::{Errno, Result};
 /// a trailing newline becomes NUL (and is not counted), otherwise a NUL is added
 /// if there is room; contents that would not fit with their NUL are an error.
 /// Returns the length of the text.
-pub fn read_sysfs_file_buf(path: &Path, buf: &mut [u8]) -> Result<usize> {
+pub(crate) fn read_sysfs_file_buf(path: &Path, buf: &mut [u8]) -> Result<usize> {
     let mut f = std::fs::File::open(path)?;
     let mut len = f.read(buf)?;
     if len > 0 {
@@ -26,7 +26,7 @@ pub fn read_sysfs_file_buf(path: &Path, buf: &mut [u8]) -> Result<usize> {
 }
 
 /// Reads an attribute file as text, without its trailing newline.
-pub fn read_sysfs_file(path: &Path) -> Result<String> {
+pub(crate) fn read_sysfs_file(path: &Path) -> Result<String> {
     let mut buf = [0u8; 4096];
     let n = read_sysfs_file_buf(path, &mut buf)?;
     String::from_utf8(buf[..n].to_vec()).map_err(|_| Errno::EINVAL)

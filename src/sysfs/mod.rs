@@ -3,7 +3,7 @@
 
 mod file;
 
-pub use file::{read_sysfs_file, read_sysfs_file_buf};
+pub(crate) use file::{read_sysfs_file, read_sysfs_file_buf};
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -14,11 +14,11 @@ use std::time::SystemTime;
 use crate::entry::{Errno, Result};
 
 /// Where the uverbs character devices live.
-pub const RDMA_CDEV_DIR: &str = "/dev/infiniband";
+pub(crate) const RDMA_CDEV_DIR: &str = "/dev/infiniband";
 
 /// The sysfs root: `$SYSFS_PATH` (trailing slashes removed) unless the process
 /// runs set-uid, else `/sys`. Read once, like `ibv_get_sysfs_path`.
-pub fn sysfs_path() -> &'static Path {
+pub(crate) fn sysfs_path() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let env = if is_setuid() {
@@ -31,7 +31,7 @@ pub fn sysfs_path() -> &'static Path {
 }
 
 /// [`sysfs_path`] as a C string, for ibv_get_sysfs_path.
-pub fn sysfs_path_c() -> &'static std::ffi::CStr {
+pub(crate) fn sysfs_path_c() -> &'static std::ffi::CStr {
     static C: OnceLock<std::ffi::CString> = OnceLock::new();
     C.get_or_init(|| c_root(sysfs_path()))
 }
@@ -39,7 +39,7 @@ pub fn sysfs_path_c() -> &'static std::ffi::CStr {
 /// `/sys`, or the given override with trailing slashes dropped. An override
 /// that is empty or all slashes is the root directory: rdma-core keeps "" and
 /// appends "/class/...", so its paths start at `/` too.
-pub fn sysfs_root_from(env: Option<&OsStr>) -> PathBuf {
+pub(crate) fn sysfs_root_from(env: Option<&OsStr>) -> PathBuf {
     match env {
         Some(v) => {
             let s = v.as_bytes();
@@ -55,7 +55,7 @@ pub fn sysfs_root_from(env: Option<&OsStr>) -> PathBuf {
 
 /// The root as ibv_get_sysfs_path prints it: "" for `/`, as rdma-core strips
 /// every trailing slash.
-pub fn c_root(root: &Path) -> std::ffi::CString {
+pub(crate) fn c_root(root: &Path) -> std::ffi::CString {
     let b = root.as_os_str().as_bytes();
     let b = if b == b"/" { &b[..0] } else { b };
     std::ffi::CString::new(b).unwrap_or_else(|_| c"/sys".into())
@@ -73,7 +73,7 @@ fn is_setuid() -> bool {
 
 /// One uverbs device found in sysfs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SysfsDevice {
+pub(crate) struct SysfsDevice {
     /// `uverbsN`
     pub uverbs_name: String,
     /// `/sys/class/infiniband_verbs/uverbsN`
@@ -103,20 +103,20 @@ pub struct SysfsDevice {
 }
 
 /// The global uverbs ABI version (`class/infiniband_verbs/abi_version`).
-pub fn abi_version(root: &Path) -> Result<u32> {
+pub(crate) fn abi_version(root: &Path) -> Result<u32> {
     let v = read_sysfs_file(&root.join("class/infiniband_verbs/abi_version"))?;
     parse_leading_u64(&v).map(|n| n as u32).ok_or(Errno::ENOSYS)
 }
 
 /// All usable uverbs devices under the process's sysfs root. No RDMA
 /// subsystem (no `class/infiniband_verbs`) is an empty list, not an error.
-pub fn find_devices() -> Result<Vec<SysfsDevice>> {
+pub(crate) fn find_devices() -> Result<Vec<SysfsDevice>> {
     find_devices_in(sysfs_path(), Path::new(RDMA_CDEV_DIR))
 }
 
 /// As [`find_devices`] for a given sysfs root and char device directory.
 /// Entries that are incomplete or have no char device node are skipped.
-pub fn find_devices_in(root: &Path, cdev_dir: &Path) -> Result<Vec<SysfsDevice>> {
+pub(crate) fn find_devices_in(root: &Path, cdev_dir: &Path) -> Result<Vec<SysfsDevice>> {
     let class = root.join("class/infiniband_verbs");
     let entries = match std::fs::read_dir(&class) {
         Ok(e) => e,
@@ -182,18 +182,18 @@ fn read_device(root: &Path, cdev_dir: &Path, uverbs: &str) -> Option<SysfsDevice
 
 /// Kernel `RDMA_NODE_*` to `enum ibv_node_type`: the same numbers for the known
 /// kinds (CA 1 .. UNSPECIFIED 7), anything else is `IBV_NODE_UNKNOWN` (-1).
-pub fn decode_node_type(k: u64) -> i32 {
+pub(crate) fn decode_node_type(k: u64) -> i32 {
     if (1..=7).contains(&k) { k as i32 } else { -1 }
 }
 
 /// "major:minor"
-pub fn parse_cdev(s: &str) -> Option<(u32, u32)> {
+pub(crate) fn parse_cdev(s: &str) -> Option<(u32, u32)> {
     let (a, b) = s.trim().split_once(':')?;
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 /// A GUID as sysfs prints it, "0011:2233:4455:6677", to a host-order u64.
-pub fn parse_guid(s: &str) -> Option<u64> {
+pub(crate) fn parse_guid(s: &str) -> Option<u64> {
     let parts: Vec<&str> = s.trim().split(':').collect();
     if parts.len() != 4 {
         return None;

@@ -37,11 +37,16 @@ write_cmd!(DestroyAhCmd = IB_USER_VERBS_CMD_DESTROY_AH(DestroyAh) -> ());
 impl Uverbs {
     /// Creates an address handle; returns its handle. rxe answers `drv_out` with
     /// `rxe::CreateAhResp` (its AH index).
-    pub fn create_ah(&self, req: &CreateAh, drv_in: &[u8], drv_out: &mut [u8]) -> Result<u32> {
+    pub(crate) fn create_ah(
+        &self,
+        req: &CreateAh,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<u32> {
         Ok(self.write::<CreateAhCmd>(req, drv_in, drv_out)?.ah_handle)
     }
 
-    pub fn destroy_ah(&self, ah_handle: u32) -> Result<()> {
+    pub(crate) fn destroy_ah(&self, ah_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_AH,
             UVERBS_METHOD_AH_DESTROY,

@@ -158,11 +158,11 @@ write_cmd!(DestroyCqCmd = IB_USER_VERBS_CMD_DESTROY_CQ(DestroyCq) -> DestroyCqRe
 write_ex_cmd!(ExModifyCqCmd = IB_USER_VERBS_EX_CMD_MODIFY_CQ(ExModifyCq) -> ());
 
 /// `IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION`
-pub const CQ_FLAGS_TIMESTAMP_COMPLETION: u32 = 1 << 0;
+pub(crate) const CQ_FLAGS_TIMESTAMP_COMPLETION: u32 = 1 << 0;
 
 /// Arguments of CQ creation.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CqCreate {
+pub(crate) struct CqCreate {
     pub cqe: u32,
     /// Returned in events (the address of the C `ibv_cq`).
     pub user_handle: u64,
@@ -177,7 +177,7 @@ pub struct CqCreate {
 
 /// A created CQ: its handle and the real number of entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CqCreated {
+pub(crate) struct CqCreated {
     pub cq_handle: u32,
     pub cqe: u32,
 }
@@ -185,7 +185,12 @@ pub struct CqCreated {
 impl Uverbs {
     /// Creates a CQ with the ioctl method, or CREATE_CQ / EX_CREATE_CQ on older
     /// kernels. rxe answers `drv_out` with `rxe::CreateCqResp`.
-    pub fn create_cq(&self, a: &CqCreate, drv_in: &[u8], drv_out: &mut [u8]) -> Result<CqCreated> {
+    pub(crate) fn create_cq(
+        &self,
+        a: &CqCreate,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<CqCreated> {
         let mut resp_cqe = [0u8; 4];
         let cqe = a.cqe.to_ne_bytes();
         let user_handle = a.user_handle.to_ne_bytes();
@@ -251,7 +256,7 @@ impl Uverbs {
 
     /// Resizes a CQ; returns the new number of entries. rxe answers `drv_out`
     /// with `rxe::ResizeCqResp`.
-    pub fn resize_cq(
+    pub(crate) fn resize_cq(
         &self,
         cq_handle: u32,
         cqe: u32,
@@ -267,7 +272,7 @@ impl Uverbs {
     }
 
     /// Polls up to `wc.len()` completions through the kernel; returns how many.
-    pub fn poll_cq(&self, cq_handle: u32, wc: &mut [Wc]) -> Result<usize> {
+    pub(crate) fn poll_cq(&self, cq_handle: u32, wc: &mut [Wc]) -> Result<usize> {
         let ne = u32::try_from(wc.len()).map_err(|_| Errno::EINVAL)?;
         let mut out = vec![0u8; size_of_val(wc)];
         let req = PollCq {
@@ -284,7 +289,7 @@ impl Uverbs {
         Ok(n)
     }
 
-    pub fn req_notify_cq(&self, cq_handle: u32, solicited_only: bool) -> Result<()> {
+    pub(crate) fn req_notify_cq(&self, cq_handle: u32, solicited_only: bool) -> Result<()> {
         let req = ReqNotifyCq {
             cq_handle,
             solicited_only: solicited_only as u32,
@@ -294,7 +299,7 @@ impl Uverbs {
 
     /// Destroys a CQ; returns how many completion and async events the kernel
     /// reported for it (to wait for their acknowledgement).
-    pub fn destroy_cq(&self, cq_handle: u32) -> Result<DestroyCqResp> {
+    pub(crate) fn destroy_cq(&self, cq_handle: u32) -> Result<DestroyCqResp> {
         super::disassoc::destroy_result(self.destroy_cq_cmd(cq_handle))
     }
 
@@ -318,7 +323,7 @@ impl Uverbs {
 
 impl Uverbs {
     /// CQ moderation (the extended MODIFY_CQ command; it has no ioctl method).
-    pub fn modify_cq(&self, req: &ExModifyCq, drv_in: &[u8]) -> Result<()> {
+    pub(crate) fn modify_cq(&self, req: &ExModifyCq, drv_in: &[u8]) -> Result<()> {
         self.write_ex::<ExModifyCqCmd>(req, drv_in, &mut [])
     }
 }

@@ -233,7 +233,7 @@ write_cmd!(CreateCompChannelCmd = IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL(CreateCo
 
 /// What GET_CONTEXT gives a new context.
 #[derive(Debug)]
-pub struct ContextInfo {
+pub(crate) struct ContextInfo {
     /// Where the kernel reports async events (`ibv_context::async_fd`).
     pub async_fd: OwnedFd,
     pub num_comp_vectors: u32,
@@ -241,7 +241,7 @@ pub struct ContextInfo {
 
 impl Uverbs {
     /// Creates the kernel side of a context; must be the first command on the fd.
-    pub fn get_context(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<ContextInfo> {
+    pub(crate) fn get_context(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<ContextInfo> {
         let r = self.write::<GetContextCmd>(&GetContext::default(), drv_in, drv_out)?;
         Ok(ContextInfo {
             async_fd: sys::own_new_fd(r.async_fd as i32)?,
@@ -249,18 +249,26 @@ impl Uverbs {
         })
     }
 
-    pub fn query_device(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<QueryDeviceResp> {
+    pub(crate) fn query_device(
+        &self,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<QueryDeviceResp> {
         self.write::<QueryDeviceCmd>(&QueryDevice::default(), drv_in, drv_out)
     }
 
     /// The extended device query; older kernels fill less, the rest reads as zero
     /// (`response_length` says how much was filled).
-    pub fn query_device_ex(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<ExQueryDeviceResp> {
+    pub(crate) fn query_device_ex(
+        &self,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<ExQueryDeviceResp> {
         self.write_ex::<ExQueryDeviceCmd>(&ExQueryDevice::default(), drv_in, drv_out)
     }
 
     /// Port attributes: the ioctl method (which adds `port_cap_flags2`), else write().
-    pub fn query_port(&self, port_num: u8) -> Result<QueryPortRespEx> {
+    pub(crate) fn query_port(&self, port_num: u8) -> Result<QueryPortRespEx> {
         let mut resp = QueryPortRespEx::default();
         let mut c = IoctlCmd::new("QUERY_PORT", UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
         c.const_in(UVERBS_ATTR_QUERY_PORT_PORT_NUM, port_num.into());
@@ -282,7 +290,7 @@ impl Uverbs {
     }
 
     /// A new completion event channel fd.
-    pub fn create_comp_channel(&self) -> Result<OwnedFd> {
+    pub(crate) fn create_comp_channel(&self) -> Result<OwnedFd> {
         let r = self.write::<CreateCompChannelCmd>(&CreateCompChannel::default(), &[], &mut [])?;
         sys::own_new_fd(r.fd as i32)
     }

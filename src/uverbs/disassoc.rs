@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 // Exported under rdma-core's name (IBVERBS_PRIVATE_34), which C providers read.
 #[allow(unsafe_code, non_upper_case_globals)]
 #[unsafe(no_mangle)]
-pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+pub(crate) static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
 
 /// A destroy command's result: EIO is success when the flag allows it, with
 /// an empty response (no events reported, so nothing is waited for, as in
 /// rdma-core, which skips that wait).
-pub fn destroy_result<T: Default>(r: Result<T>) -> Result<T> {
+pub(crate) fn destroy_result<T: Default>(r: Result<T>) -> Result<T> {
     match r {
         Err(Errno::EIO) if verbs_allow_disassociate_destroy.load(Ordering::Relaxed) => {
             Ok(T::default())

@@ -12,11 +12,13 @@ use crate::entry::{Errno, Result};
 /// The verbs that have both an ioctl method and a write() command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Verb {
+pub(crate) enum Verb {
     QueryPort,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     FreeContext,
     CreateCq,
     DestroyCq,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     CreateQp,
     DestroyQp,
     CreateSrq,
@@ -32,7 +34,7 @@ pub enum Verb {
 
 /// What to do after trying the ioctl method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fallback {
+pub(crate) enum Fallback {
     /// The ioctl ran and succeeded.
     Done,
     /// Send the legacy write() command instead.
@@ -43,17 +45,17 @@ pub enum Fallback {
 
 /// Per-context bitmap of verbs whose ioctl method the kernel lacks.
 #[derive(Debug, Default)]
-pub struct IoctlSupport(AtomicU64);
+pub(crate) struct IoctlSupport(AtomicU64);
 
 impl IoctlSupport {
-    pub fn known_unsupported(&self, v: Verb) -> bool {
+    pub(crate) fn known_unsupported(&self, v: Verb) -> bool {
         self.0.load(Ordering::Relaxed) & (1 << v as u8) != 0
     }
 
     /// Learns from a failed ioctl; returns whether write() may be tried.
     /// ENOTTY: no ioctl interface at all. EPROTONOSUPPORT: this method, or one of
     /// its mandatory attributes, is unknown. Any other error is the verb's answer.
-    pub fn record_failure(&self, v: Verb, e: Errno) -> bool {
+    pub(crate) fn record_failure(&self, v: Verb, e: Errno) -> bool {
         match e.0 {
             libc::ENOTTY => self.0.store(u64::MAX, Ordering::Relaxed),
             libc::EPROTONOSUPPORT => {
@@ -67,7 +69,7 @@ impl IoctlSupport {
 
 /// Whether the request can be expressed as a write() command, and which.
 /// Driver attributes other than UHW cannot be, if the kernel must understand them.
-pub fn check_legacy(cmd: &IoctlCmd<'_>) -> Result<Fallback> {
+pub(crate) fn check_legacy(cmd: &IoctlCmd<'_>) -> Result<Fallback> {
     if cmd.ioctl_only {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -93,7 +95,7 @@ pub fn check_legacy(cmd: &IoctlCmd<'_>) -> Result<Fallback> {
 impl Uverbs {
     /// Tries the ioctl method of `verb` unless this context already learned the
     /// kernel lacks it; on `Ok(TryWrite*)` the caller sends the write() command.
-    pub fn ioctl_fallback(&self, verb: Verb, cmd: &mut IoctlCmd<'_>) -> Result<Fallback> {
+    pub(crate) fn ioctl_fallback(&self, verb: Verb, cmd: &mut IoctlCmd<'_>) -> Result<Fallback> {
         if self.support.known_unsupported(verb) {
             return check_legacy(cmd);
         }

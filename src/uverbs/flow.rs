@@ -56,13 +56,13 @@ write_ex_cmd!(
 impl Uverbs {
     /// Creates a flow rule: `core` is a `CreateFlow` and its specs; `drv_in`
     /// the driver's data.
-    pub fn create_flow(&self, core: &[u8], drv_in: &[u8]) -> Result<CreateFlowResp> {
+    pub(crate) fn create_flow(&self, core: &[u8], drv_in: &[u8]) -> Result<CreateFlowResp> {
         self.write_ex_core::<CreateFlowCmd>(core, drv_in, &mut [])
     }
 
     /// rdma-core 44 records a kernel without these methods under destroy_ah's
     /// bit; so do we.
-    pub fn destroy_flow(&self, flow_handle: u32) -> Result<()> {
+    pub(crate) fn destroy_flow(&self, flow_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_FLOW,
             UVERBS_METHOD_FLOW_DESTROY,
@@ -77,7 +77,7 @@ impl Uverbs {
         })
     }
 
-    pub fn destroy_rwq_ind_table(&self, ind_tbl_handle: u32) -> Result<()> {
+    pub(crate) fn destroy_rwq_ind_table(&self, ind_tbl_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_RWQ_IND_TBL,
             UVERBS_METHOD_RWQ_IND_TBL_DESTROY,

@@ -11,12 +11,12 @@ use crate::entry::Result;
 
 /// Names an attribute after it was added, to make it optional or read it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Attr(usize);
+pub(crate) struct Attr(usize);
 
 /// One method call. Attributes are mandatory unless passed to [`IoctlCmd::optional`];
 /// buffers are borrowed until the command is dropped, so the kernel's view of them
 /// cannot go stale.
-pub struct IoctlCmd<'a> {
+pub(crate) struct IoctlCmd<'a> {
     pub(super) name: &'static str,
     pub(super) object_id: u16,
     pub(super) method_id: u16,
@@ -29,7 +29,7 @@ pub struct IoctlCmd<'a> {
 
 impl<'a> IoctlCmd<'a> {
     #[inline]
-    pub fn new(name: &'static str, object_id: u16, method_id: u16) -> Self {
+    pub(crate) fn new(name: &'static str, object_id: u16, method_id: u16) -> Self {
         IoctlCmd {
             name,
             object_id,
@@ -43,7 +43,7 @@ impl<'a> IoctlCmd<'a> {
 
     /// `PTR_IN`: up to 8 bytes travel inline in the attribute, as the kernel
     /// expects; longer data by pointer.
-    pub fn ptr_in(&mut self, id: u16, data: &'a [u8]) -> Attr {
+    pub(crate) fn ptr_in(&mut self, id: u16, data: &'a [u8]) -> Attr {
         self.ptr_in_elem(id, 0, data)
     }
 
@@ -61,26 +61,27 @@ impl<'a> IoctlCmd<'a> {
         }
     }
 
-    pub fn ptr_in_pod<T: Pod>(&mut self, id: u16, v: &'a T) -> Attr {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn ptr_in_pod<T: Pod>(&mut self, id: u16, v: &'a T) -> Attr {
         self.ptr_in(id, v.as_bytes())
     }
 
     /// `PTR_OUT`: always by pointer.
-    pub fn ptr_out(&mut self, id: u16, data: &'a mut [u8]) -> Attr {
+    pub(crate) fn ptr_out(&mut self, id: u16, data: &'a mut [u8]) -> Attr {
         Attr(self.buf.push_ptr_out(id, UVERBS_ATTR_F_MANDATORY, data))
     }
 
-    pub fn ptr_out_pod<T: Pod>(&mut self, id: u16, v: &'a mut T) -> Attr {
+    pub(crate) fn ptr_out_pod<T: Pod>(&mut self, id: u16, v: &'a mut T) -> Attr {
         self.ptr_out(id, v.as_bytes_mut())
     }
 
     /// A `u64` constant/flags value, inline.
-    pub fn const_in(&mut self, id: u16, v: u64) -> Attr {
+    pub(crate) fn const_in(&mut self, id: u16, v: u64) -> Attr {
         Attr(self.buf.push_value(id, 8, UVERBS_ATTR_F_MANDATORY, 0, v))
     }
 
     /// A `u32` value, inline with length 4.
-    pub fn u32_in(&mut self, id: u16, v: u32) -> Attr {
+    pub(crate) fn u32_in(&mut self, id: u16, v: u32) -> Attr {
         let mut b = [0u8; 8];
         b[..4].copy_from_slice(&v.to_ne_bytes());
         Attr(
@@ -90,12 +91,12 @@ impl<'a> IoctlCmd<'a> {
     }
 
     /// An `ENUM_IN` attribute: `elem_id` selects the variant, `data` its payload.
-    pub fn enum_in(&mut self, id: u16, elem_id: u8, data: &'a [u8]) -> Attr {
+    pub(crate) fn enum_in(&mut self, id: u16, elem_id: u8, data: &'a [u8]) -> Attr {
         self.ptr_in_elem(id, elem_id, data)
     }
 
     /// An existing object's handle (`IDR` in).
-    pub fn idr_in(&mut self, id: u16, handle: u32) -> Attr {
+    pub(crate) fn idr_in(&mut self, id: u16, handle: u32) -> Attr {
         Attr(
             self.buf
                 .push_value(id, 0, UVERBS_ATTR_F_MANDATORY, 0, handle as u64),
@@ -103,12 +104,12 @@ impl<'a> IoctlCmd<'a> {
     }
 
     /// A new object's handle, read with [`IoctlCmd::read_idr`] after the call.
-    pub fn idr_out(&mut self, id: u16) -> Attr {
+    pub(crate) fn idr_out(&mut self, id: u16) -> Attr {
         self.idr_in(id, 0)
     }
 
     /// An fd (`FD` in), e.g. a completion channel. Like rdma-core, `None`/-1 adds nothing.
-    pub fn fd_in(&mut self, id: u16, fd: Option<RawFd>) -> Option<Attr> {
+    pub(crate) fn fd_in(&mut self, id: u16, fd: Option<RawFd>) -> Option<Attr> {
         let fd = fd.filter(|&f| f >= 0)?;
         Some(Attr(self.buf.push_value(
             id,
@@ -120,12 +121,12 @@ impl<'a> IoctlCmd<'a> {
     }
 
     /// A new fd created by the kernel, read with [`IoctlCmd::read_fd`].
-    pub fn fd_out(&mut self, id: u16) -> Attr {
+    pub(crate) fn fd_out(&mut self, id: u16) -> Attr {
         Attr(self.buf.push_value(id, 0, UVERBS_ATTR_F_MANDATORY, 0, 0))
     }
 
     /// The driver's private request/response (`UHW_IN`/`UHW_OUT`); empty ones are left out.
-    pub fn uhw(&mut self, drv_in: &'a [u8], drv_out: &'a mut [u8]) {
+    pub(crate) fn uhw(&mut self, drv_in: &'a [u8], drv_out: &'a mut [u8]) {
         if !drv_in.is_empty() {
             self.ptr_in(UVERBS_ATTR_UHW_IN, drv_in);
         }
@@ -135,7 +136,7 @@ impl<'a> IoctlCmd<'a> {
     }
 
     /// Lets an older kernel ignore the attribute.
-    pub fn optional(&mut self, a: Attr) -> Attr {
+    pub(crate) fn optional(&mut self, a: Attr) -> Attr {
         let flags = self.buf.attrs()[a.0].flags & !UVERBS_ATTR_F_MANDATORY;
         self.buf.set_flags(a.0, flags);
         a
@@ -143,43 +144,44 @@ impl<'a> IoctlCmd<'a> {
 
     /// Attributes added after this belong to the driver: write() cannot carry
     /// them, so if one is mandatory there is no fallback.
-    pub fn begin_driver_attrs(&mut self) {
+    pub(crate) fn begin_driver_attrs(&mut self) {
         self.driver_start.get_or_insert(self.buf.attrs().len());
     }
 
     /// On fallback, only the `_ex` write command can express this request.
-    pub fn fallback_require_ex(&mut self) {
+    pub(crate) fn fallback_require_ex(&mut self) {
         self.require_ex = true;
     }
 
     /// On fallback, no write command can express this request.
-    pub fn fallback_require_ioctl(&mut self) {
+    #[cfg(test)]
+    pub(crate) fn fallback_require_ioctl(&mut self) {
         self.ioctl_only = true;
     }
 
-    pub fn read_idr(&self, a: Attr) -> u32 {
+    pub(crate) fn read_idr(&self, a: Attr) -> u32 {
         self.buf.attrs()[a.0].data as u32
     }
 
-    pub fn read_fd(&self, a: Attr) -> RawFd {
+    pub(crate) fn read_fd(&self, a: Attr) -> RawFd {
         self.buf.attrs()[a.0].data as i64 as RawFd
     }
 
     /// Whether the kernel wrote an optional `PTR_OUT` attribute.
-    pub fn valid_output(&self, a: Attr) -> bool {
+    pub(crate) fn valid_output(&self, a: Attr) -> bool {
         let f = self.buf.attrs()[a.0].flags;
         f & (UVERBS_ATTR_F_VALID_OUTPUT | UVERBS_ATTR_F_MANDATORY) != 0
     }
 
     /// The header and attributes as the kernel will see them (for tests and traces).
-    pub fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
+    pub(crate) fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
         self.buf.encode(driver_id)
     }
 }
 
 impl Uverbs {
     /// Runs one method call. No fallback: see [`Uverbs::ioctl_fallback`].
-    pub fn ioctl(&self, cmd: &mut IoctlCmd<'_>) -> Result<()> {
+    pub(crate) fn ioctl(&self, cmd: &mut IoctlCmd<'_>) -> Result<()> {
         let r = cmd.buf.execute(self.fd(), self.driver_id);
         self.trace_ioctl(cmd, &r);
         r

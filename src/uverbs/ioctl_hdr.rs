@@ -27,6 +27,6 @@ kstruct! {
 }
 
 /// The attribute is mandatory: a kernel that does not know it fails the call.
-pub const UVERBS_ATTR_F_MANDATORY: u16 = 1 << 0;
+pub(crate) const UVERBS_ATTR_F_MANDATORY: u16 = 1 << 0;
 /// Set by the kernel on a `PTR_OUT` attribute it wrote.
-pub const UVERBS_ATTR_F_VALID_OUTPUT: u16 = 1 << 1;
+pub(crate) const UVERBS_ATTR_F_VALID_OUTPUT: u16 = 1 << 1;

@@ -27,7 +27,7 @@ write_cmd!(AttachMcastCmd = IB_USER_VERBS_CMD_ATTACH_MCAST(AttachMcast) -> ());
 write_cmd!(DetachMcastCmd = IB_USER_VERBS_CMD_DETACH_MCAST(DetachMcast) -> ());
 
 impl Uverbs {
-    pub fn attach_mcast(&self, qp_handle: u32, gid: [u8; 16], mlid: u16) -> Result<()> {
+    pub(crate) fn attach_mcast(&self, qp_handle: u32, gid: [u8; 16], mlid: u16) -> Result<()> {
         let req = AttachMcast {
             gid,
             qp_handle,
@@ -37,7 +37,7 @@ impl Uverbs {
         self.write::<AttachMcastCmd>(&req, &[], &mut [])
     }
 
-    pub fn detach_mcast(&self, qp_handle: u32, gid: [u8; 16], mlid: u16) -> Result<()> {
+    pub(crate) fn detach_mcast(&self, qp_handle: u32, gid: [u8; 16], mlid: u16) -> Result<()> {
         let req = DetachMcast {
             gid,
             qp_handle,

@@ -6,48 +6,46 @@
 //! calls the provider and verbs layers use. Only `pod` and `sys` contain `unsafe`.
 
 #[macro_use]
-pub mod pod;
-pub mod fallback;
-pub mod ids;
-pub mod ioctl;
-pub mod ioctl_hdr;
+pub(crate) mod pod;
+pub(crate) mod fallback;
+pub(crate) mod ids;
+pub(crate) mod ioctl;
+pub(crate) mod ioctl_hdr;
 mod sys;
-pub use sys::RDMA_VERBS_IOCTL;
+pub(crate) use sys::RDMA_VERBS_IOCTL;
 #[macro_use]
-pub mod write;
+pub(crate) mod write;
 
-pub mod ah;
-pub mod cq;
-pub mod device;
-pub mod disassoc;
-pub mod flow;
-pub mod mcast;
-pub mod mr;
-pub mod mw;
-pub mod pd;
-pub mod post;
-pub mod qp;
-pub mod rxe;
-pub mod srq;
-pub mod wq;
-pub mod xrcd;
+pub(crate) mod ah;
+pub(crate) mod cq;
+pub(crate) mod device;
+pub(crate) mod disassoc;
+pub(crate) mod flow;
+pub(crate) mod mcast;
+pub(crate) mod mr;
+pub(crate) mod mw;
+pub(crate) mod pd;
+pub(crate) mod post;
+pub(crate) mod qp;
+pub(crate) mod rxe;
+pub(crate) mod srq;
+pub(crate) mod wq;
+pub(crate) mod xrcd;
 
 use std::fs::OpenOptions;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use fallback::{Fallback, Verb};
-pub use ioctl::{Attr, IoctlCmd};
-pub use pod::Pod;
-pub use write::{WriteCmd, WriteExCmd};
+pub(crate) use ioctl::IoctlCmd;
+pub(crate) use pod::Pod;
 
 use crate::entry::{Errno, Result, trace_level, trace_line};
 use ids::{UVERBS_ATTR_WRITE_CMD, UVERBS_METHOD_INVOKE_WRITE, UVERBS_OBJECT_DEVICE};
 
 /// An open uverbs device file and what we learned about its kernel.
 #[derive(Debug)]
-pub struct Uverbs {
+pub(crate) struct Uverbs {
     fd: OwnedFd,
     driver_id: u32,
     /// Send write() commands through `UVERBS_METHOD_INVOKE_WRITE`.
@@ -58,13 +56,14 @@ pub struct Uverbs {
 impl Uverbs {
     /// Opens `path` (e.g. `/dev/infiniband/uverbs0`) read-write, close-on-exec.
     /// `driver_id` is the provider's `RDMA_DRIVER_*`, sent in every ioctl header.
-    pub fn open(path: &Path, driver_id: u32) -> Result<Uverbs> {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn open(path: &Path, driver_id: u32) -> Result<Uverbs> {
         let f = OpenOptions::new().read(true).write(true).open(path)?;
         Ok(Uverbs::from_fd(f.into(), driver_id))
     }
 
     /// Takes over an already open uverbs fd and probes the transport.
-    pub fn from_fd(fd: OwnedFd, driver_id: u32) -> Uverbs {
+    pub(crate) fn from_fd(fd: OwnedFd, driver_id: u32) -> Uverbs {
         let u = Uverbs {
             fd,
             driver_id,
@@ -94,26 +93,27 @@ impl Uverbs {
         )
     }
 
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
 
     /// The fd for `ibv_context::cmd_fd`.
-    pub fn raw_fd(&self) -> RawFd {
+    pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
 
-    pub fn driver_id(&self) -> u32 {
+    pub(crate) fn driver_id(&self) -> u32 {
         self.driver_id
     }
 
     /// Whether write() commands go through the `INVOKE_WRITE` ioctl.
-    pub fn ioctl_write(&self) -> bool {
+    pub(crate) fn ioctl_write(&self) -> bool {
         self.ioctl_write.load(Ordering::Relaxed)
     }
 
     /// Forces the transport of write() commands (tests, debugging).
-    pub fn set_ioctl_write(&self, on: bool) {
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    pub(crate) fn set_ioctl_write(&self, on: bool) {
         self.ioctl_write.store(on, Ordering::Relaxed);
     }
 

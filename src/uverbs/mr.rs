@@ -62,11 +62,16 @@ write_cmd!(DeregMrCmd = IB_USER_VERBS_CMD_DEREG_MR(DeregMr) -> ());
 impl Uverbs {
     /// Registers `[start, start + length)` of this process, mapped at `hca_va`.
     /// The kernel pins the pages; the memory itself is never touched here.
-    pub fn reg_mr(&self, req: &RegMr, drv_in: &[u8], drv_out: &mut [u8]) -> Result<RegMrResp> {
+    pub(crate) fn reg_mr(
+        &self,
+        req: &RegMr,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<RegMrResp> {
         self.write::<RegMrCmd>(req, drv_in, drv_out)
     }
 
-    pub fn rereg_mr(
+    pub(crate) fn rereg_mr(
         &self,
         req: &ReregMr,
         drv_in: &[u8],
@@ -75,7 +80,7 @@ impl Uverbs {
         self.write::<ReregMrCmd>(req, drv_in, drv_out)
     }
 
-    pub fn dereg_mr(&self, mr_handle: u32) -> Result<()> {
+    pub(crate) fn dereg_mr(&self, mr_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_MR,
             UVERBS_METHOD_MR_DESTROY,

@@ -35,7 +35,7 @@ write_cmd!(DeallocMwCmd = IB_USER_VERBS_CMD_DEALLOC_MW(DeallocMw) -> ());
 
 impl Uverbs {
     /// Allocates a memory window of `mw_type` (1 or 2) in `pd_handle`.
-    pub fn alloc_mw(
+    pub(crate) fn alloc_mw(
         &self,
         pd_handle: u32,
         mw_type: u8,
@@ -50,7 +50,7 @@ impl Uverbs {
         self.write::<AllocMwCmd>(&req, drv_in, drv_out)
     }
 
-    pub fn dealloc_mw(&self, mw_handle: u32) -> Result<()> {
+    pub(crate) fn dealloc_mw(&self, mw_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_MW,
             UVERBS_METHOD_MW_DESTROY,

@@ -31,13 +31,13 @@ write_cmd!(DeallocPdCmd = IB_USER_VERBS_CMD_DEALLOC_PD(DeallocPd) -> ());
 
 impl Uverbs {
     /// Allocates a protection domain; returns its handle.
-    pub fn alloc_pd(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<u32> {
+    pub(crate) fn alloc_pd(&self, drv_in: &[u8], drv_out: &mut [u8]) -> Result<u32> {
         Ok(self
             .write::<AllocPdCmd>(&AllocPd::default(), drv_in, drv_out)?
             .pd_handle)
     }
 
-    pub fn dealloc_pd(&self, pd_handle: u32) -> Result<()> {
+    pub(crate) fn dealloc_pd(&self, pd_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_PD,
             UVERBS_METHOD_PD_DESTROY,

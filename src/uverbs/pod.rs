@@ -7,7 +7,7 @@
 /// # Safety
 /// Implement only for integers, arrays of `Pod`, and structs declared with
 /// [`kstruct!`], which proves both properties at compile time.
-pub unsafe trait Pod: Copy + 'static {
+pub(crate) unsafe trait Pod: Copy + 'static {
     /// The all-zero value (what the kernel expects in reserved fields).
     fn zeroed() -> Self {
         // SAFETY: every byte pattern, including all zeroes, is a valid `Pod` value.
@@ -71,7 +71,7 @@ macro_rules! kstruct {
         $(#[$m])*
         #[repr(C)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct $name {
+        pub(crate) struct $name {
             $(pub $f: $t,)*
         }
 

@@ -104,13 +104,13 @@ write_cmd!(PostSrqRecvCmd = IB_USER_VERBS_CMD_POST_SRQ_RECV(PostSrqRecv) -> Post
 
 /// The outcome of a post through the kernel: its result and, if the kernel
 /// named one, the 0-based index of the first work request it did not post.
-pub type PostResult = (Result<()>, Option<usize>);
+pub(crate) type PostResult = (Result<()>, Option<usize>);
 
 impl Uverbs {
     /// Posts send work requests through the kernel. `wrs` holds `wr_count`
     /// entries of `wqe_size` bytes (each a `SendWr` or larger) followed by
     /// `sge_count` `Sge`s.
-    pub fn post_send(&self, req: &PostSend, wrs: &[u8]) -> PostResult {
+    pub(crate) fn post_send(&self, req: &PostSend, wrs: &[u8]) -> PostResult {
         let (r, resp) = self.write_payload::<PostSendCmd>(req, wrs, &mut []);
         (r, bad_wr(resp.bad_wr))
     }
@@ -121,7 +121,7 @@ impl Uverbs {
     /// rdma-core sends it, whatever transport other commands use), with a
     /// 4-byte response.
     #[inline(always)]
-    pub fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
+    pub(crate) fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
         let mut resp = PostSendResp::default();
         let req = PostSend {
             response: (&raw mut resp) as u64,
@@ -153,12 +153,11 @@ impl Uverbs {
     }
 
     /// As [`Uverbs::post_send`], with `RecvWr` entries.
-    pub fn post_recv(&self, req: &PostRecv, wrs: &[u8]) -> PostResult {
+    pub(crate) fn post_recv(&self, req: &PostRecv, wrs: &[u8]) -> PostResult {
         let (r, resp) = self.write_payload::<PostRecvCmd>(req, wrs, &mut []);
         (r, bad_wr(resp.bad_wr))
     }
-
-    pub fn post_srq_recv(&self, req: &PostSrqRecv, wrs: &[u8]) -> PostResult {
+    pub(crate) fn post_srq_recv(&self, req: &PostSrqRecv, wrs: &[u8]) -> PostResult {
         let (r, resp) = self.write_payload::<PostSrqRecvCmd>(req, wrs, &mut []);
         (r, bad_wr(resp.bad_wr))
     }

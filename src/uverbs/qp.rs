@@ -288,7 +288,7 @@ write_cmd!(DestroyQpCmd = IB_USER_VERBS_CMD_DESTROY_QP(DestroyQp) -> DestroyQpRe
 impl Uverbs {
     /// Creates a QP with the legacy command. rxe answers `drv_out` with
     /// `rxe::CreateQpResp` (the queues to mmap).
-    pub fn create_qp(
+    pub(crate) fn create_qp(
         &self,
         req: &CreateQp,
         drv_in: &[u8],
@@ -298,7 +298,7 @@ impl Uverbs {
     }
 
     /// Creates a QP with the extended command (QP types, create flags, RSS).
-    pub fn create_qp_ex(
+    pub(crate) fn create_qp_ex(
         &self,
         req: &ExCreateQp,
         drv_in: &[u8],
@@ -308,11 +308,16 @@ impl Uverbs {
     }
 
     /// Opens a shareable XRC target QP by number.
-    pub fn open_qp(&self, req: &OpenQp, drv_in: &[u8], drv_out: &mut [u8]) -> Result<CreateQpResp> {
+    pub(crate) fn open_qp(
+        &self,
+        req: &OpenQp,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+    ) -> Result<CreateQpResp> {
         self.write::<OpenQpCmd>(req, drv_in, drv_out)
     }
 
-    pub fn query_qp(
+    pub(crate) fn query_qp(
         &self,
         qp_handle: u32,
         attr_mask: u32,
@@ -327,12 +332,12 @@ impl Uverbs {
         self.write::<QueryQpCmd>(&req, drv_in, drv_out)
     }
 
-    pub fn modify_qp(&self, req: &ModifyQp, drv_in: &[u8]) -> Result<()> {
+    pub(crate) fn modify_qp(&self, req: &ModifyQp, drv_in: &[u8]) -> Result<()> {
         self.write::<ModifyQpCmd>(req, drv_in, &mut [])
     }
 
     /// The extended modify (rate limit, and masks beyond the legacy ones).
-    pub fn modify_qp_ex(
+    pub(crate) fn modify_qp_ex(
         &self,
         req: &ExModifyQp,
         drv_in: &[u8],
@@ -342,7 +347,7 @@ impl Uverbs {
     }
 
     /// Destroys a QP; returns how many async events the kernel reported for it.
-    pub fn destroy_qp(&self, qp_handle: u32) -> Result<u32> {
+    pub(crate) fn destroy_qp(&self, qp_handle: u32) -> Result<u32> {
         super::disassoc::destroy_result(self.destroy_qp_cmd(qp_handle))
     }
 

@@ -60,13 +60,15 @@ kstruct! {
 
 /// Layout of `struct rxe_queue_buf`, the header of every mmapped queue:
 /// the indices sit on separate cache lines, elements start at `DATA`.
-pub mod queue_buf {
-    pub const LOG2_ELEM_SIZE: usize = 0;
-    pub const INDEX_MASK: usize = 4;
-    pub const PRODUCER_INDEX: usize = 128;
-    pub const CONSUMER_INDEX: usize = 256;
-    pub const DATA: usize = 384;
+pub(crate) mod queue_buf {
+    pub(crate) const LOG2_ELEM_SIZE: usize = 0;
+    pub(crate) const INDEX_MASK: usize = 4;
+    pub(crate) const PRODUCER_INDEX: usize = 128;
+    pub(crate) const CONSUMER_INDEX: usize = 256;
+    pub(crate) const DATA: usize = 384;
 }
 
-pub const RXE_NETWORK_TYPE_IPV4: u8 = 1;
-pub const RXE_NETWORK_TYPE_IPV6: u8 = 2;
+#[expect(dead_code, reason = "the kernel's rxe ABI, kept whole")]
+pub(crate) const RXE_NETWORK_TYPE_IPV4: u8 = 1;
+#[expect(dead_code, reason = "the kernel's rxe ABI, kept whole")]
+pub(crate) const RXE_NETWORK_TYPE_IPV6: u8 = 2;

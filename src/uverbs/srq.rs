@@ -97,7 +97,7 @@ write_cmd!(DestroySrqCmd = IB_USER_VERBS_CMD_DESTROY_SRQ(DestroySrq) -> DestroyS
 
 impl Uverbs {
     /// Creates a basic SRQ. rxe answers `drv_out` with `rxe::CreateSrqResp`.
-    pub fn create_srq(
+    pub(crate) fn create_srq(
         &self,
         req: &CreateSrq,
         drv_in: &[u8],
@@ -107,7 +107,7 @@ impl Uverbs {
     }
 
     /// Creates an SRQ of any type (XRC, tag matching).
-    pub fn create_xsrq(
+    pub(crate) fn create_xsrq(
         &self,
         req: &CreateXsrq,
         drv_in: &[u8],
@@ -121,7 +121,7 @@ impl Uverbs {
     /// handles), and on a kernel without it CREATE_SRQ for a basic SRQ,
     /// CREATE_XSRQ otherwise. `async_fd` is the context's event fd. The
     /// answer's `srqn` is the XRC SRQ number (0 for other types).
-    pub fn create_srq_ex(
+    pub(crate) fn create_srq_ex(
         &self,
         req: &CreateXsrq,
         async_fd: Option<std::os::fd::RawFd>,
@@ -181,11 +181,11 @@ impl Uverbs {
     }
 
     /// rxe passes `rxe::ModifySrqCmd` as `drv_in` when resizing.
-    pub fn modify_srq(&self, req: &ModifySrq, drv_in: &[u8]) -> Result<()> {
+    pub(crate) fn modify_srq(&self, req: &ModifySrq, drv_in: &[u8]) -> Result<()> {
         self.write::<ModifySrqCmd>(req, drv_in, &mut [])
     }
 
-    pub fn query_srq(
+    pub(crate) fn query_srq(
         &self,
         srq_handle: u32,
         drv_in: &[u8],
@@ -199,7 +199,7 @@ impl Uverbs {
     }
 
     /// Destroys an SRQ; returns how many async events the kernel reported for it.
-    pub fn destroy_srq(&self, srq_handle: u32) -> Result<u32> {
+    pub(crate) fn destroy_srq(&self, srq_handle: u32) -> Result<u32> {
         super::disassoc::destroy_result(self.destroy_srq_cmd(srq_handle))
     }
 

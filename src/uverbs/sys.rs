@@ -11,17 +11,17 @@ use super::pod::Pod;
 use crate::entry::{Errno, Result};
 
 /// `RDMA_VERBS_IOCTL`: `_IOWR(0x1b, 1, struct ib_uverbs_ioctl_hdr)`.
-pub const RDMA_VERBS_IOCTL: u64 =
+pub(crate) const RDMA_VERBS_IOCTL: u64 =
     (3 << 30) | ((size_of::<IoctlHdr>() as u64) << 16) | (0x1b << 8) | 1;
 
 /// Most attributes any method takes (rdma-core's largest, QP create, uses 15 + driver's).
-pub const MAX_ATTRS: usize = 32;
+pub(crate) const MAX_ATTRS: usize = 32;
 
 #[cfg(test)]
 std::thread_local! {
     /// Tests only: the kernel's answer to this thread's next commands, in
     /// place of the system call (a fault the test device cannot produce).
-    pub static FAKE_ERRNO: std::cell::Cell<Option<Errno>> = const { std::cell::Cell::new(None) };
+    pub(crate) static FAKE_ERRNO: std::cell::Cell<Option<Errno>> = const { std::cell::Cell::new(None) };
 }
 
 #[cfg(test)]
@@ -30,7 +30,7 @@ fn fake_errno() -> Result<()> {
 }
 
 /// write(2) of a whole command (also rxe's doorbell); a short write is `EIO`.
-pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
+pub(crate) fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
     #[cfg(test)]
     fake_errno()?;
     if nix::unistd::write(fd, buf)? != buf.len() {
@@ -41,7 +41,7 @@ pub fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
 
 /// write(2) of a command whose response the kernel stores at the address held in
 /// `req[at..at + 8]`: that address is set here to `resp`, so it cannot dangle.
-pub fn write_cmd_resp(
+pub(crate) fn write_cmd_resp(
     fd: BorrowedFd<'_>,
     req: &mut [u8],
     at: usize,
@@ -58,7 +58,7 @@ pub fn write_cmd_resp(
 ///
 /// Invariant: every attribute that carries an address points into memory borrowed
 /// for `'a` (shared for inputs, exclusive for outputs) and valid for its `len`.
-pub struct AttrBuf<'a> {
+pub(crate) struct AttrBuf<'a> {
     wire: Wire,
     len: usize,
     overflow: bool,
@@ -77,7 +77,7 @@ struct Wire {
 
 impl<'a> AttrBuf<'a> {
     #[inline]
-    pub fn new(object_id: u16, method_id: u16) -> Self {
+    pub(crate) fn new(object_id: u16, method_id: u16) -> Self {
         AttrBuf {
             wire: Wire {
                 hdr: IoctlHdr {
@@ -104,7 +104,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// An attribute whose value is carried in `data` itself (inline data, handles, fds).
-    pub fn push_value(
+    pub(crate) fn push_value(
         &mut self,
         attr_id: u16,
         len: u16,
@@ -123,7 +123,13 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// A `PTR_IN` attribute that the kernel reads through a pointer.
-    pub fn push_ptr_in(&mut self, attr_id: u16, flags: u16, elem_id: u8, data: &'a [u8]) -> usize {
+    pub(crate) fn push_ptr_in(
+        &mut self,
+        attr_id: u16,
+        flags: u16,
+        elem_id: u8,
+        data: &'a [u8],
+    ) -> usize {
         let Ok(len) = u16::try_from(data.len()) else {
             self.overflow = true;
             return 0;
@@ -132,7 +138,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// A `PTR_OUT` attribute that the kernel writes through a pointer.
-    pub fn push_ptr_out(&mut self, attr_id: u16, flags: u16, data: &'a mut [u8]) -> usize {
+    pub(crate) fn push_ptr_out(&mut self, attr_id: u16, flags: u16, data: &'a mut [u8]) -> usize {
         let Ok(len) = u16::try_from(data.len()) else {
             self.overflow = true;
             return 0;
@@ -140,7 +146,7 @@ impl<'a> AttrBuf<'a> {
         self.push_value(attr_id, len, flags, 0, data.as_mut_ptr() as u64)
     }
 
-    pub fn attrs(&self) -> &[IoctlAttr] {
+    pub(crate) fn attrs(&self) -> &[IoctlAttr] {
         let init = &self.wire.attrs[..self.len];
         // SAFETY: `push` initialised the first `len` attributes, and
         // MaybeUninit<IoctlAttr> has IoctlAttr's layout.
@@ -148,7 +154,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// Changes flags only: the address and length that the invariant is about stay.
-    pub fn set_flags(&mut self, idx: usize, flags: u16) {
+    pub(crate) fn set_flags(&mut self, idx: usize, flags: u16) {
         if idx < self.len {
             // SAFETY: attributes below `len` are initialised (`push`).
             unsafe { self.wire.attrs[idx].assume_init_mut().flags = flags };
@@ -156,7 +162,7 @@ impl<'a> AttrBuf<'a> {
     }
 
     /// Fills in the header fields and returns the bytes the kernel will read.
-    pub fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
+    pub(crate) fn encode(&mut self, driver_id: u32) -> Result<Vec<u8>> {
         self.finish(driver_id)?;
         let mut v = self.wire.hdr.as_bytes().to_vec();
         for a in self.attrs() {
@@ -182,7 +188,7 @@ impl<'a> AttrBuf<'a> {
     /// copied back into the attributes. A raw `libc::ioctl`: nix's `ioctl_*!`
     /// macros describe one fixed-size argument, and this one is a header
     /// followed by a variable number of attributes pointing at other memory.
-    pub fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
+    pub(crate) fn execute(&mut self, fd: BorrowedFd<'_>, driver_id: u32) -> Result<()> {
         self.finish(driver_id)?;
         #[cfg(test)]
         fake_errno()?;
@@ -207,7 +213,7 @@ impl<'a> AttrBuf<'a> {
 }
 
 /// Takes ownership of an fd the kernel just created for us (e.g. in a response).
-pub fn own_new_fd(fd: i32) -> Result<std::os::fd::OwnedFd> {
+pub(crate) fn own_new_fd(fd: i32) -> Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     if fd < 0 {
         return Err(Errno::EINVAL);

@@ -1,6 +1,6 @@
 use std::io::Read;
 
-use super::fallback::{IoctlSupport, check_legacy};
+use super::fallback::{Fallback, IoctlSupport, Verb, check_legacy};
 use super::ids::*;
 use super::ioctl_hdr::*;
 use super::pd::{AllocPdCmd, DeallocPdCmd};

@@ -99,7 +99,7 @@ impl Uverbs {
     /// extended CREATE_WQ command (with `req.create_flags`) on a kernel without
     /// it. `async_fd` is the context's event fd. The answer's
     /// `response_length` is not the kernel's after an ioctl.
-    pub fn create_wq(
+    pub(crate) fn create_wq(
         &self,
         req: &CreateWq,
         ioctl_flags: u32,
@@ -138,12 +138,12 @@ impl Uverbs {
         }
     }
 
-    pub fn modify_wq(&self, req: &ModifyWq, drv_in: &[u8]) -> Result<()> {
+    pub(crate) fn modify_wq(&self, req: &ModifyWq, drv_in: &[u8]) -> Result<()> {
         self.write_ex::<ModifyWqCmd>(req, drv_in, &mut [])
     }
 
     /// Destroys a WQ; returns how many async events the kernel reported for it.
-    pub fn destroy_wq(&self, wq_handle: u32) -> Result<u32> {
+    pub(crate) fn destroy_wq(&self, wq_handle: u32) -> Result<u32> {
         let mut events = [0u8; 4];
         let mut c = IoctlCmd::new("WQ_DESTROY", UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_DESTROY);
         c.ptr_out(UVERBS_ATTR_DESTROY_WQ_RESP, &mut events);
@@ -165,7 +165,7 @@ impl Uverbs {
     /// Creates an RSS indirection table of `2^log_ind_tbl_size` WQs; `handles`
     /// is the table's WQ handles, zero-padded to a multiple of 8 bytes (part
     /// of the core request, which the kernel reads them from).
-    pub fn create_rwq_ind_table(
+    pub(crate) fn create_rwq_ind_table(
         &self,
         log_ind_tbl_size: u32,
         handles: &[u8],

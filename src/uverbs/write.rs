@@ -29,71 +29,77 @@ kstruct! {
 }
 
 /// Marks an `_ex` command in `CmdHdr::command`.
-pub const IB_USER_VERBS_CMD_FLAG_EXTENDED: u32 = 0x8000_0000;
+pub(crate) const IB_USER_VERBS_CMD_FLAG_EXTENDED: u32 = 0x8000_0000;
 
 // enum ib_uverbs_write_cmds
-pub const IB_USER_VERBS_CMD_GET_CONTEXT: u32 = 0;
-pub const IB_USER_VERBS_CMD_QUERY_DEVICE: u32 = 1;
-pub const IB_USER_VERBS_CMD_QUERY_PORT: u32 = 2;
-pub const IB_USER_VERBS_CMD_ALLOC_PD: u32 = 3;
-pub const IB_USER_VERBS_CMD_DEALLOC_PD: u32 = 4;
-pub const IB_USER_VERBS_CMD_CREATE_AH: u32 = 5;
-pub const IB_USER_VERBS_CMD_MODIFY_AH: u32 = 6;
-pub const IB_USER_VERBS_CMD_QUERY_AH: u32 = 7;
-pub const IB_USER_VERBS_CMD_DESTROY_AH: u32 = 8;
-pub const IB_USER_VERBS_CMD_REG_MR: u32 = 9;
-pub const IB_USER_VERBS_CMD_REG_SMR: u32 = 10;
-pub const IB_USER_VERBS_CMD_REREG_MR: u32 = 11;
-pub const IB_USER_VERBS_CMD_QUERY_MR: u32 = 12;
-pub const IB_USER_VERBS_CMD_DEREG_MR: u32 = 13;
-pub const IB_USER_VERBS_CMD_ALLOC_MW: u32 = 14;
-pub const IB_USER_VERBS_CMD_BIND_MW: u32 = 15;
-pub const IB_USER_VERBS_CMD_DEALLOC_MW: u32 = 16;
-pub const IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL: u32 = 17;
-pub const IB_USER_VERBS_CMD_CREATE_CQ: u32 = 18;
-pub const IB_USER_VERBS_CMD_RESIZE_CQ: u32 = 19;
-pub const IB_USER_VERBS_CMD_DESTROY_CQ: u32 = 20;
-pub const IB_USER_VERBS_CMD_POLL_CQ: u32 = 21;
-pub const IB_USER_VERBS_CMD_PEEK_CQ: u32 = 22;
-pub const IB_USER_VERBS_CMD_REQ_NOTIFY_CQ: u32 = 23;
-pub const IB_USER_VERBS_CMD_CREATE_QP: u32 = 24;
-pub const IB_USER_VERBS_CMD_QUERY_QP: u32 = 25;
-pub const IB_USER_VERBS_CMD_MODIFY_QP: u32 = 26;
-pub const IB_USER_VERBS_CMD_DESTROY_QP: u32 = 27;
-pub const IB_USER_VERBS_CMD_POST_SEND: u32 = 28;
-pub const IB_USER_VERBS_CMD_POST_RECV: u32 = 29;
-pub const IB_USER_VERBS_CMD_ATTACH_MCAST: u32 = 30;
-pub const IB_USER_VERBS_CMD_DETACH_MCAST: u32 = 31;
-pub const IB_USER_VERBS_CMD_CREATE_SRQ: u32 = 32;
-pub const IB_USER_VERBS_CMD_MODIFY_SRQ: u32 = 33;
-pub const IB_USER_VERBS_CMD_QUERY_SRQ: u32 = 34;
-pub const IB_USER_VERBS_CMD_DESTROY_SRQ: u32 = 35;
-pub const IB_USER_VERBS_CMD_POST_SRQ_RECV: u32 = 36;
-pub const IB_USER_VERBS_CMD_OPEN_XRCD: u32 = 37;
-pub const IB_USER_VERBS_CMD_CLOSE_XRCD: u32 = 38;
-pub const IB_USER_VERBS_CMD_CREATE_XSRQ: u32 = 39;
-pub const IB_USER_VERBS_CMD_OPEN_QP: u32 = 40;
+pub(crate) const IB_USER_VERBS_CMD_GET_CONTEXT: u32 = 0;
+pub(crate) const IB_USER_VERBS_CMD_QUERY_DEVICE: u32 = 1;
+pub(crate) const IB_USER_VERBS_CMD_QUERY_PORT: u32 = 2;
+pub(crate) const IB_USER_VERBS_CMD_ALLOC_PD: u32 = 3;
+pub(crate) const IB_USER_VERBS_CMD_DEALLOC_PD: u32 = 4;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_AH: u32 = 5;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_MODIFY_AH: u32 = 6;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_QUERY_AH: u32 = 7;
+pub(crate) const IB_USER_VERBS_CMD_DESTROY_AH: u32 = 8;
+pub(crate) const IB_USER_VERBS_CMD_REG_MR: u32 = 9;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_REG_SMR: u32 = 10;
+pub(crate) const IB_USER_VERBS_CMD_REREG_MR: u32 = 11;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_QUERY_MR: u32 = 12;
+pub(crate) const IB_USER_VERBS_CMD_DEREG_MR: u32 = 13;
+pub(crate) const IB_USER_VERBS_CMD_ALLOC_MW: u32 = 14;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_BIND_MW: u32 = 15;
+pub(crate) const IB_USER_VERBS_CMD_DEALLOC_MW: u32 = 16;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL: u32 = 17;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_CQ: u32 = 18;
+pub(crate) const IB_USER_VERBS_CMD_RESIZE_CQ: u32 = 19;
+pub(crate) const IB_USER_VERBS_CMD_DESTROY_CQ: u32 = 20;
+pub(crate) const IB_USER_VERBS_CMD_POLL_CQ: u32 = 21;
+#[expect(dead_code, reason = "the kernel's command table, kept whole")]
+pub(crate) const IB_USER_VERBS_CMD_PEEK_CQ: u32 = 22;
+pub(crate) const IB_USER_VERBS_CMD_REQ_NOTIFY_CQ: u32 = 23;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_QP: u32 = 24;
+pub(crate) const IB_USER_VERBS_CMD_QUERY_QP: u32 = 25;
+pub(crate) const IB_USER_VERBS_CMD_MODIFY_QP: u32 = 26;
+pub(crate) const IB_USER_VERBS_CMD_DESTROY_QP: u32 = 27;
+pub(crate) const IB_USER_VERBS_CMD_POST_SEND: u32 = 28;
+pub(crate) const IB_USER_VERBS_CMD_POST_RECV: u32 = 29;
+pub(crate) const IB_USER_VERBS_CMD_ATTACH_MCAST: u32 = 30;
+pub(crate) const IB_USER_VERBS_CMD_DETACH_MCAST: u32 = 31;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_SRQ: u32 = 32;
+pub(crate) const IB_USER_VERBS_CMD_MODIFY_SRQ: u32 = 33;
+pub(crate) const IB_USER_VERBS_CMD_QUERY_SRQ: u32 = 34;
+pub(crate) const IB_USER_VERBS_CMD_DESTROY_SRQ: u32 = 35;
+pub(crate) const IB_USER_VERBS_CMD_POST_SRQ_RECV: u32 = 36;
+pub(crate) const IB_USER_VERBS_CMD_OPEN_XRCD: u32 = 37;
+pub(crate) const IB_USER_VERBS_CMD_CLOSE_XRCD: u32 = 38;
+pub(crate) const IB_USER_VERBS_CMD_CREATE_XSRQ: u32 = 39;
+pub(crate) const IB_USER_VERBS_CMD_OPEN_QP: u32 = 40;
 
 // Extended commands reuse the numbers of their legacy twins.
-pub const IB_USER_VERBS_EX_CMD_QUERY_DEVICE: u32 = IB_USER_VERBS_CMD_QUERY_DEVICE;
-pub const IB_USER_VERBS_EX_CMD_CREATE_CQ: u32 = IB_USER_VERBS_CMD_CREATE_CQ;
-pub const IB_USER_VERBS_EX_CMD_CREATE_QP: u32 = IB_USER_VERBS_CMD_CREATE_QP;
-pub const IB_USER_VERBS_EX_CMD_MODIFY_QP: u32 = IB_USER_VERBS_CMD_MODIFY_QP;
-pub const IB_USER_VERBS_EX_CMD_CREATE_FLOW: u32 = 50;
-pub const IB_USER_VERBS_EX_CMD_DESTROY_FLOW: u32 = 51;
-pub const IB_USER_VERBS_EX_CMD_CREATE_WQ: u32 = 52;
-pub const IB_USER_VERBS_EX_CMD_MODIFY_WQ: u32 = 53;
-pub const IB_USER_VERBS_EX_CMD_DESTROY_WQ: u32 = 54;
-pub const IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL: u32 = 55;
-pub const IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL: u32 = 56;
-pub const IB_USER_VERBS_EX_CMD_MODIFY_CQ: u32 = 57;
+pub(crate) const IB_USER_VERBS_EX_CMD_QUERY_DEVICE: u32 = IB_USER_VERBS_CMD_QUERY_DEVICE;
+pub(crate) const IB_USER_VERBS_EX_CMD_CREATE_CQ: u32 = IB_USER_VERBS_CMD_CREATE_CQ;
+pub(crate) const IB_USER_VERBS_EX_CMD_CREATE_QP: u32 = IB_USER_VERBS_CMD_CREATE_QP;
+pub(crate) const IB_USER_VERBS_EX_CMD_MODIFY_QP: u32 = IB_USER_VERBS_CMD_MODIFY_QP;
+pub(crate) const IB_USER_VERBS_EX_CMD_CREATE_FLOW: u32 = 50;
+pub(crate) const IB_USER_VERBS_EX_CMD_DESTROY_FLOW: u32 = 51;
+pub(crate) const IB_USER_VERBS_EX_CMD_CREATE_WQ: u32 = 52;
+pub(crate) const IB_USER_VERBS_EX_CMD_MODIFY_WQ: u32 = 53;
+pub(crate) const IB_USER_VERBS_EX_CMD_DESTROY_WQ: u32 = 54;
+pub(crate) const IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL: u32 = 55;
+pub(crate) const IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL: u32 = 56;
+pub(crate) const IB_USER_VERBS_EX_CMD_MODIFY_CQ: u32 = 57;
 
 /// A legacy write() command: `CmdHdr`, then `Req`, then driver data.
 ///
 /// If `Resp` is not `()`, `Req` starts with the `u64 response` field: the kernel
 /// writes `Resp` followed by the driver's response at that address, which this
 /// layer fills in (leave it 0).
-pub trait WriteCmd {
+pub(crate) trait WriteCmd {
     const NAME: &'static str;
     const CMD: u32;
     type Req: Pod;
@@ -102,7 +108,7 @@ pub trait WriteCmd {
 
 /// An extended write() command: `CmdHdr`, `ExCmdHdr`, `Req`, then driver data.
 /// Sizes of `Req`, `Resp` and the driver data must be multiples of 8.
-pub trait WriteExCmd {
+pub(crate) trait WriteExCmd {
     const NAME: &'static str;
     const CMD: u32;
     type Req: Pod;
@@ -123,7 +129,7 @@ fn with_buf<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 }
 
 /// The legacy header: both sizes in 4-byte words, the request size including it.
-pub fn legacy_hdr(cmd: u32, req_len: usize, resp_len: usize) -> Result<CmdHdr> {
+pub(crate) fn legacy_hdr(cmd: u32, req_len: usize, resp_len: usize) -> Result<CmdHdr> {
     let total = size_of::<CmdHdr>() + req_len;
     if !total.is_multiple_of(4) || !resp_len.is_multiple_of(4) {
         return Err(Errno::EINVAL);
@@ -137,7 +143,7 @@ pub fn legacy_hdr(cmd: u32, req_len: usize, resp_len: usize) -> Result<CmdHdr> {
 
 /// The extended headers: core and driver sizes separately, in 8-byte words,
 /// not counting the headers. `response` is filled in when the command is sent.
-pub fn ex_hdrs(
+pub(crate) fn ex_hdrs(
     cmd: u32,
     core_in: usize,
     drv_in: usize,
@@ -180,7 +186,7 @@ enum Tail {
 impl Uverbs {
     /// Sends a legacy command; returns the core response, the driver's response
     /// lands in `drv_out`. `drv_in`/`drv_out` lengths must be multiples of 4.
-    pub fn write<C: WriteCmd>(
+    pub(crate) fn write<C: WriteCmd>(
         &self,
         req: &C::Req,
         drv_in: &[u8],
@@ -194,7 +200,7 @@ impl Uverbs {
     /// but core payload (POST_SEND/POST_RECV/POST_SRQ_RECV work requests,
     /// POLL_CQ completions). The response is returned even when the command
     /// failed, as the post commands report the failing WR in it.
-    pub fn write_payload<C: WriteCmd>(
+    pub(crate) fn write_payload<C: WriteCmd>(
         &self,
         req: &C::Req,
         payload_in: &[u8],
@@ -254,7 +260,7 @@ impl Uverbs {
     }
 
     /// Sends an extended command; as [`Uverbs::write`] but lengths are multiples of 8.
-    pub fn write_ex<C: WriteExCmd>(
+    pub(crate) fn write_ex<C: WriteExCmd>(
         &self,
         req: &C::Req,
         drv_in: &[u8],
@@ -265,7 +271,7 @@ impl Uverbs {
 
     /// As [`Uverbs::write_ex`], for a core request longer than `C::Req`: the
     /// struct and the array the kernel reads after it (flow specs, WQ handles).
-    pub fn write_ex_core<C: WriteExCmd>(
+    pub(crate) fn write_ex_core<C: WriteExCmd>(
         &self,
         core: &[u8],
         drv_in: &[u8],
@@ -333,7 +339,7 @@ impl Uverbs {
 macro_rules! write_cmd {
     ($(#[$m:meta])* $ty:ident = $cmd:ident($req:ty) -> $resp:ty) => {
         $(#[$m])*
-        pub struct $ty;
+        pub(crate) struct $ty;
         impl $crate::uverbs::write::WriteCmd for $ty {
             const NAME: &'static str = stringify!($cmd);
             const CMD: u32 = $crate::uverbs::write::$cmd;
@@ -347,7 +353,7 @@ macro_rules! write_cmd {
 macro_rules! write_ex_cmd {
     ($(#[$m:meta])* $ty:ident = $cmd:ident($req:ty) -> $resp:ty) => {
         $(#[$m])*
-        pub struct $ty;
+        pub(crate) struct $ty;
         impl $crate::uverbs::write::WriteExCmd for $ty {
             const NAME: &'static str = stringify!($cmd);
             const CMD: u32 = $crate::uverbs::write::$cmd;

@@ -34,7 +34,7 @@ write_cmd!(CloseXrcdCmd = IB_USER_VERBS_CMD_CLOSE_XRCD(CloseXrcd) -> ());
 impl Uverbs {
     /// Opens (or creates, per `oflags`) the XRC domain tied to the inode of `fd`
     /// (-1 for none); returns its handle.
-    pub fn open_xrcd(
+    pub(crate) fn open_xrcd(
         &self,
         fd: i32,
         oflags: u32,
@@ -51,7 +51,7 @@ impl Uverbs {
             .xrcd_handle)
     }
 
-    pub fn close_xrcd(&self, xrcd_handle: u32) -> Result<()> {
+    pub(crate) fn close_xrcd(&self, xrcd_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_XRCD,
             UVERBS_METHOD_XRCD_DESTROY,

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// What a handle stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Buf {
+pub(crate) struct Buf {
     /// The PD it was allocated for (address of its C struct).
     pub pd: usize,
     pub addr: usize,
@@ -28,7 +28,7 @@ fn bufs() -> MutexGuard<'static, Option<HashMap<usize, Box<Buf>>>> {
 }
 
 /// The buffer behind a handle; EINVAL for anything ibv_alloc_buf did not return.
-pub fn lookup(handle: *const ibv_buf) -> Result<Buf> {
+pub(crate) fn lookup(handle: *const ibv_buf) -> Result<Buf> {
     bufs()
         .as_ref()
         .and_then(|m| m.get(&(handle as usize)))
@@ -54,7 +54,7 @@ fn remove(handle: *mut ibv_buf) -> Result<Buf> {
 /// Replaces IBV_REG_MR_MASK_BUF in a registration request by the address range
 /// it stands for, with rdma-core 64's checks: the buffer belongs to `pd`, `addr`
 /// is given and the range lies inside the buffer, no fd fields.
-pub fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
+pub(crate) fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
     let buf = lookup(attr.buf)?;
     let m = attr.comp_mask;
     if buf.pd != pd as usize || m & u64::from(IBV_REG_MR_MASK_ADDR) == 0 {
@@ -86,33 +86,36 @@ fn alloc_pages(size: usize) -> Result<usize> {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_alloc_buf(
     pd: *mut ibv_pd,
     size: usize,
     buf: *mut *mut ibv_buf,
 ) -> *mut c_void {
-    entry!(ptr, ibv_alloc_buf(pd, size, buf) {
-        let pd: std::sync::Arc<Obj> = object::get(pd)?;
-        // SAFETY: the caller's out-parameter.
-        let out = unsafe { arg_mut(buf)? };
-        let addr = alloc_pages(size)?;
-        *out = insert(Buf { pd: pd.c::<ibv_pd>() as usize, addr, size });
-        Ok(addr as *mut c_void)
-    })
+    let pd: std::sync::Arc<Obj> = object::get(pd)?;
+    // SAFETY: the caller's out-parameter.
+    let out = unsafe { arg_mut(buf)? };
+    let addr = alloc_pages(size)?;
+    *out = insert(Buf {
+        pd: pd.c::<ibv_pd>() as usize,
+        addr,
+        size,
+    });
+    Ok(addr as *mut c_void)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
-    entry!(value(()), ibv_free_buf(buf) {
-        match remove(buf) {
-            // SAFETY: addr came from posix_memalign and its handle is gone.
-            Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
-            Err(e) => set_errno(e),
-        }
-    })
+    match remove(buf) {
+        // SAFETY: addr came from posix_memalign and its handle is gone.
+        Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
+        Err(e) => set_errno(e),
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_buf_mr(
     pd: *mut ibv_pd,
     buf: *mut ibv_buf,
@@ -120,20 +123,18 @@ pub unsafe extern "C" fn ibv_reg_buf_mr(
     length: usize,
     access: c_int,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_buf_mr(pd, buf, addr, length, access) {
-        let attr = ibv_mr_init_attr {
-            length,
-            access,
-            comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
-            iova: 0,
-            addr,
-            fd: 0,
-            fd_offset: 0,
-            dmah: std::ptr::null_mut(),
-            buf,
-        };
-        super::mr_ex::reg_ex(pd, &attr)
-    })
+    let attr = ibv_mr_init_attr {
+        length,
+        access,
+        comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
+        iova: 0,
+        addr,
+        fd: 0,
+        fd_offset: 0,
+        dmah: std::ptr::null_mut(),
+        buf,
+    };
+    super::mr_ex::reg_ex(pd, &attr)
 }
 
 #[cfg(test)]

@@ -8,24 +8,23 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_create_comp_channel(
     context: *mut ibv_context,
 ) -> *mut ibv_comp_channel {
-    entry!(ptr, ibv_create_comp_channel(context) {
-        let ctx = object::lookup::<Context>(context)?;
-        let new = ctx.ops.create_comp_channel(&ctx)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let new = ctx.ops.create_comp_channel(&ctx)?;
+    Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
-    entry!(errno, ibv_destroy_comp_channel(channel) {
-        object::take_if(channel, |c: &Obj| c.ctx.ops.destroy_comp_channel(c)).map(drop)
-    })
+    object::take_if(channel, |c: &Obj| c.ctx.ops.destroy_comp_channel(c)).map(drop)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_create_cq(
     context: *mut ibv_context,
     cqe: c_int,
@@ -33,52 +32,52 @@ pub unsafe extern "C" fn ibv_create_cq(
     channel: *mut ibv_comp_channel,
     comp_vector: c_int,
 ) -> *mut ibv_cq {
-    entry!(ptr, ibv_create_cq(context, cqe, cq_context, channel, comp_vector) {
-        let ctx = object::lookup::<Context>(context)?;
-        let channel = if channel.is_null() { None } else { Some(object::get(channel)?) };
-        let new = ctx.ops.create_cq(&ctx, cqe, cq_context, channel, comp_vector)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let channel = if channel.is_null() {
+        None
+    } else {
+        Some(object::get(channel)?)
+    };
+    let new = ctx
+        .ops
+        .create_cq(&ctx, cqe, cq_context, channel, comp_vector)?;
+    Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
-    entry!(errno, ibv_resize_cq(cq, cqe) {
-        let cq: Arc<Obj> = object::get(cq)?;
-        cq.ctx.ops.resize_cq(&cq, cqe)
-    })
+    let cq: Arc<Obj> = object::get(cq)?;
+    cq.ctx.ops.resize_cq(&cq, cqe)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
-    entry!(errno, ibv_destroy_cq(cq) {
-        events::destroy(cq, |c: &Obj| c.ctx.ops.destroy_cq(c)).map(drop)
-    })
+    events::destroy(cq, |c: &Obj| c.ctx.ops.destroy_cq(c)).map(drop)
 }
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_get_cq_event(
     channel: *mut ibv_comp_channel,
     cq: *mut *mut ibv_cq,
     cq_context: *mut *mut c_void,
 ) -> c_int {
-    entry!(minus_one, ibv_get_cq_event(channel, cq, cq_context) {
-        let ch: Arc<Obj> = object::get(channel)?;
-        // SAFETY: the caller's out-parameters.
-        let (out_cq, out_ctx) = unsafe { (arg_mut(cq)?, arg_mut(cq_context)?) };
-        let (c, x) = ch.ctx.ops.get_cq_event(&ch)?;
-        *out_cq = c;
-        *out_ctx = x;
-        Ok(0)
-    })
+    let ch: Arc<Obj> = object::get(channel)?;
+    // SAFETY: the caller's out-parameters.
+    let (out_cq, out_ctx) = unsafe { (arg_mut(cq)?, arg_mut(cq_context)?) };
+    let (c, x) = ch.ctx.ops.get_cq_event(&ch)?;
+    *out_cq = c;
+    *out_ctx = x;
+    Ok(0)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
-    entry!(value(()), ibv_ack_cq_events(cq, nevents) {
-        match object::get::<_, Context>(cq) {
-            Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
-            Err(e) => crate::entry::set_errno(e),
-        }
-    })
+    match object::get::<_, Context>(cq) {
+        Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
+        Err(e) => crate::entry::set_errno(e),
+    }
 }

@@ -34,114 +34,102 @@ fn library_init() {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_get_device_list(num_devices: *mut c_int) -> *mut *mut ibv_device {
-    entry!(ptr, ibv_get_device_list(num_devices) {
-        // SAFETY: an optional out-parameter from the caller.
-        let mut num = unsafe { num_devices.as_mut() };
-        if let Some(n) = num.as_deref_mut() {
-            *n = 0;
-        }
-        library_init();
-        let devs = discovery::refresh()?;
-        if let Some(n) = num {
-            *n = devs.len() as c_int;
-        }
-        Ok(DeviceList::hand_out(&devs))
-    })
+    // SAFETY: an optional out-parameter from the caller.
+    let mut num = unsafe { num_devices.as_mut() };
+    if let Some(n) = num.as_deref_mut() {
+        *n = 0;
+    }
+    library_init();
+    let devs = discovery::refresh()?;
+    if let Some(n) = num {
+        *n = devs.len() as c_int;
+    }
+    Ok(DeviceList::hand_out(&devs))
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_free_device_list(list: *mut *mut ibv_device) {
-    entry!(value(()), ibv_free_device_list(list) {
-        // A list we did not hand out is left alone rather than freed.
-        let _ = DeviceList::give_back(list);
-    })
+    // A list we did not hand out is left alone rather than freed.
+    let _ = DeviceList::give_back(list);
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_get_device_name(device: *mut ibv_device) -> *const c_char {
-    entry!(ptr, ibv_get_device_name(device) {
-        let dev = object::lookup::<Device>(device)?;
-        Ok(dev.c().name.as_ptr().cast_mut())
-    })
-    .cast_const()
+    let dev = object::lookup::<Device>(device)?;
+    Ok(dev.c().name.as_ptr())
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(0))]
 pub unsafe extern "C" fn ibv_get_device_guid(device: *mut ibv_device) -> __be64 {
-    entry!(value(0), ibv_get_device_guid(device) {
-        object::lookup::<Device>(device)
-            .ok()
-            .and_then(|d| d.sysfs.node_guid)
-            .map_or(0, u64::to_be)
-    })
+    object::lookup::<Device>(device)
+        .ok()
+        .and_then(|d| d.sysfs.node_guid)
+        .map_or(0, u64::to_be)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(-1))]
 pub unsafe extern "C" fn ibv_get_device_index(device: *mut ibv_device) -> c_int {
-    entry!(value(-1), ibv_get_device_index(device) {
-        object::lookup::<Device>(device)
-            .ok()
-            .and_then(|d| crate::netlink::device_index(&d.sysfs.ibdev_name))
-            .and_then(|i| c_int::try_from(i).ok())
-            .unwrap_or(-1)
-    })
+    object::lookup::<Device>(device)
+        .ok()
+        .and_then(|d| crate::netlink::device_index(&d.sysfs.ibdev_name))
+        .and_then(|i| c_int::try_from(i).ok())
+        .unwrap_or(-1)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_context {
-    entry!(ptr, ibv_open_device(device) {
-        let dev = object::lookup::<Device>(device)?;
-        let ctx = discovery::open(&dev)?;
-        Ok(object::publish(ctx))
-    })
+    let dev = object::lookup::<Device>(device)?;
+    let ctx = discovery::open(&dev)?;
+    Ok(object::publish(ctx))
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_import_device(cmd_fd: c_int) -> *mut ibv_context {
-    entry!(ptr, ibv_import_device(cmd_fd) {
-        if cmd_fd < 0 {
-            return Err(Errno::EINVAL);
-        }
-        let ctx = discovery::import(cmd_fd)?;
-        Ok(object::publish(ctx))
-    })
+    if cmd_fd < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let ctx = discovery::import(cmd_fd)?;
+    Ok(object::publish(ctx))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_close_device(context: *mut ibv_context) -> c_int {
-    entry!(errno, ibv_close_device(context) {
-        let ctx: Arc<Context> = object::retire::<Context>(context)?;
-        crate::context::close(ctx)
-    })
+    let ctx: Arc<Context> = object::retire::<Context>(context)?;
+    crate::context::close(ctx)
 }
 
 /// The sysfs root rdma-core uses ("/sys" unless SYSFS_PATH says otherwise).
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_get_sysfs_path() -> *const c_char {
-    entry!(ptr, ibv_get_sysfs_path() {
-        Ok(crate::sysfs::sysfs_path_c().as_ptr().cast_mut())
-    })
-    .cast_const()
+    Ok(crate::sysfs::sysfs_path_c().as_ptr())
 }
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_read_sysfs_file(
     dir: *const c_char,
     file: *const c_char,
     buf: *mut c_char,
     size: usize,
 ) -> c_int {
-    entry!(minus_one, ibv_read_sysfs_file(dir, file, buf, size) {
-        // SAFETY: C strings from the caller.
-        let (dir, file) = unsafe { (arg_cstr(dir)?, arg_cstr(file)?) };
-        if buf.is_null() {
-            return Err(Errno::EINVAL);
-        }
-        // SAFETY: the caller gives `size` writable bytes at `buf`.
-        let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), size) };
-        let path = std::path::Path::new(dir).join(file);
-        let n = crate::sysfs::read_sysfs_file_buf(&path, out)?;
-        Ok(n as c_int)
-    })
+    // SAFETY: C strings from the caller.
+    let (dir, file) = unsafe { (arg_cstr(dir)?, arg_cstr(file)?) };
+    if buf.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the caller gives `size` writable bytes at `buf`.
+    let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), size) };
+    let path = std::path::Path::new(dir).join(file);
+    let n = crate::sysfs::read_sysfs_file_buf(&path, out)?;
+    Ok(n as c_int)
 }

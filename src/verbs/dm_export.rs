@@ -7,9 +7,8 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_dm_export_dmabuf_fd(dm: *mut ibv_dm) -> c_int {
-    entry!(minus_one, ibv_dm_export_dmabuf_fd(dm) {
-        let dm: std::sync::Arc<Obj> = object::get(dm)?;
-        dm.ctx.ops.dm_export_dmabuf_fd(&dm)
-    })
+    let dm: std::sync::Arc<Obj> = object::get(dm)?;
+    dm.ctx.ops.dm_export_dmabuf_fd(&dm)
 }

@@ -8,24 +8,22 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_alloc_dmah(
     context: *mut ibv_context,
     attr: *mut ibv_dmah_init_attr,
 ) -> *mut ibv_dmah {
-    entry!(ptr, ibv_alloc_dmah(context, attr) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's attributes, if any; read only.
-        let attr = unsafe { attr.as_ref() };
-        ctx.ops.alloc_dmah(&ctx, attr)
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the caller's attributes, if any; read only.
+    let attr = unsafe { attr.as_ref() };
+    ctx.ops.alloc_dmah(&ctx, attr)
 }
 
 /// No provider of ours makes DMA handles, so no pointer is a live one of ours:
 /// EINVAL (rdma-core would follow `dmah->context` into its provider's op).
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_dealloc_dmah(dmah: *mut ibv_dmah) -> c_int {
-    entry!(errno, ibv_dealloc_dmah(dmah) {
-        let _ = dmah;
-        Err::<(), _>(Errno::EINVAL)
-    })
+    let _ = dmah;
+    Err::<(), _>(Errno::EINVAL)
 }

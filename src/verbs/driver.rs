@@ -17,21 +17,21 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 /// A plugin's constructor registers its ops table (PROVIDER_DRIVER in
 /// driver.h); devices are matched against it when the device list is read.
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) {
-    entry!(value(()), verbs_register_driver_34(ops) {
-        init_verbs_log();
-        // SAFETY: a plugin's static ops table, which lives as long as the
-        // plugin stays loaded (for good: plugins are never unloaded).
-        if let Some(ops) = unsafe { ops.as_ref() } {
-            crate::providers::plugin::load::register(ops);
-        }
-    })
+    init_verbs_log();
+    // SAFETY: a plugin's static ops table, which lives as long as the
+    // plugin stays loaded (for good: plugins are never unloaded).
+    if let Some(ops) = unsafe { ops.as_ref() } {
+        crate::providers::plugin::load::register(ops);
+    }
 }
 
 /// The plugin's context struct, zeroed, with our verbs_context initialised
 /// at `context_offset` (an offset disguised as a pointer, as rdma-core's
 /// macro passes it); NULL with errno on failure (the fd is then closed).
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn _verbs_init_and_alloc_context(
     device: *mut ibv_device,
     cmd_fd: c_int,
@@ -39,67 +39,65 @@ pub unsafe extern "C" fn _verbs_init_and_alloc_context(
     context_offset: *mut VerbsContext44,
     driver_id: u32,
 ) -> *mut c_void {
-    entry!(ptr, _verbs_init_and_alloc_context(device, cmd_fd, alloc_size, context_offset, driver_id) {
-        let off = context_offset as usize;
-        if off.checked_add(size_of::<VerbsContext44>()).is_none_or(|end| end > alloc_size) {
-            // SAFETY: the fd is ours to close on failure.
-            unsafe { libc::close(cmd_fd) };
-            return Err(Errno::EINVAL);
+    let off = context_offset as usize;
+    if off
+        .checked_add(size_of::<VerbsContext44>())
+        .is_none_or(|end| end > alloc_size)
+    {
+        // SAFETY: the fd is ours to close on failure.
+        unsafe { libc::close(cmd_fd) };
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: calloc; the plugin frees it with free() after
+    // verbs_uninit_context, as with rdma-core.
+    let p = unsafe { libc::calloc(1, alloc_size) };
+    if p.is_null() {
+        // SAFETY: as above.
+        unsafe { libc::close(cmd_fd) };
+        return Err(Errno::ENOMEM);
+    }
+    let v = p.cast::<u8>().wrapping_add(off).cast::<VerbsContext44>();
+    // SAFETY: `v` lies inside the zeroed allocation (checked above).
+    match unsafe { context::init_context(v, device, cmd_fd, driver_id) } {
+        Ok(()) => Ok(p),
+        Err(e) => {
+            // SAFETY: our own allocation, not handed out.
+            unsafe { libc::free(p) };
+            Err(e)
         }
-        // SAFETY: calloc; the plugin frees it with free() after
-        // verbs_uninit_context, as with rdma-core.
-        let p = unsafe { libc::calloc(1, alloc_size) };
-        if p.is_null() {
-            // SAFETY: as above.
-            unsafe { libc::close(cmd_fd) };
-            return Err(Errno::ENOMEM);
-        }
-        let v = p.cast::<u8>().wrapping_add(off).cast::<VerbsContext44>();
-        // SAFETY: `v` lies inside the zeroed allocation (checked above).
-        match unsafe { context::init_context(v, device, cmd_fd, driver_id) } {
-            Ok(()) => Ok(p),
-            Err(e) => {
-                // SAFETY: our own allocation, not handed out.
-                unsafe { libc::free(p) };
-                Err(e)
-            }
-        }
-    })
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn verbs_uninit_context(context_ex: *mut VerbsContext44) {
-    entry!(value(()), verbs_uninit_context(context_ex) {
-        // SAFETY: the plugin's context, per driver.h.
-        unsafe { context::uninit_context(context_ex) }
-    })
+    // SAFETY: the plugin's context, per driver.h.
+    unsafe { context::uninit_context(context_ex) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn verbs_set_ops(vctx: *mut VerbsContext44, ops: *const verbs_context_ops) {
-    entry!(value(()), verbs_set_ops(vctx, ops) {
-        // SAFETY: the plugin's (static) op table.
-        if let (false, Some(ops)) = (vctx.is_null(), unsafe { ops.as_ref() }) {
-            // SAFETY: a hosted context being set up (checked inside).
-            let _ = unsafe { context::set_ops(vctx, ops) };
-        }
-    })
+    // SAFETY: the plugin's (static) op table.
+    if let (false, Some(ops)) = (vctx.is_null(), unsafe { ops.as_ref() }) {
+        // SAFETY: a hosted context being set up (checked inside).
+        let _ = unsafe { context::set_ops(vctx, ops) };
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn verbs_init_cq(
     cq: *mut ibv_cq,
     context: *mut ibv_context,
     channel: *mut ibv_comp_channel,
     cq_context: *mut c_void,
 ) {
-    entry!(value(()), verbs_init_cq(cq, context, channel, cq_context) {
-        if !cq.is_null() {
-            let ch = crate::object::get::<ibv_comp_channel, crate::context::Context>(channel).ok();
-            // SAFETY: the plugin's CQ being set up.
-            unsafe { ops::init_cq(cq, context, ch.as_deref(), cq_context) };
-        }
-    })
+    if !cq.is_null() {
+        let ch = crate::object::get::<ibv_comp_channel, crate::context::Context>(channel).ok();
+        // SAFETY: the plugin's CQ being set up.
+        unsafe { ops::init_cq(cq, context, ch.as_deref(), cq_context) };
+    }
 }
 
 /// ibv_open_device for a plugin's own use (mlx5dv_open_device).
@@ -125,7 +123,7 @@ unsafe extern "C" {
 /// level printed, and lines go to `VERBS_LOG_FILE`, opened for appending;
 /// without that file (unset or unopenable) nothing is logged, as in
 /// rdma-core's release build.
-pub fn init_verbs_log() {
+pub(crate) fn init_verbs_log() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let (level, fp) = open_log();
@@ -170,6 +168,7 @@ fn open_log() -> (u32, *mut libc::FILE) {
 /// integer or string arguments, all the plugins use): -1 with errno, or the
 /// length read, NUL-terminated, without the trailing newline.
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
     buf: *mut c_char,
     size: usize,
@@ -178,41 +177,38 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
     a1: usize,
     a2: usize,
 ) -> c_int {
-    entry!(minus_one, ibv_read_ibdev_sysfs_file(buf, size, sysfs_dev, fnfmt, a1, a2) {
-        if buf.is_null() || sysfs_dev.is_null() || fnfmt.is_null() {
-            return Err(Errno::EINVAL);
-        }
-        let mut rel = [0 as c_char; 256];
-        // SAFETY: snprintf into our buffer with the caller's format and its
-        // first two (register) arguments.
-        let n = unsafe { libc::snprintf(rel.as_mut_ptr(), rel.len(), fnfmt, a1, a2) };
-        if n < 0 || n as usize >= rel.len() {
-            return Err(Errno::ENOMEM);
-        }
-        // SAFETY: the record we made for the plugin; NUL-terminated strings.
-        let (dir, rel) = unsafe {
-            (
-                std::ffi::CStr::from_ptr((*sysfs_dev).ibdev_path.as_ptr()),
-                std::ffi::CStr::from_ptr(rel.as_ptr()),
-            )
-        };
-        let path = std::path::Path::new(&*dir.to_string_lossy()).join(&*rel.to_string_lossy());
-        // SAFETY: the caller gives `size` writable bytes at `buf`.
-        let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), size) };
-        let n = crate::sysfs::read_sysfs_file_buf(&path, out)?;
-        Ok(n as c_int)
-    })
+    if buf.is_null() || sysfs_dev.is_null() || fnfmt.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let mut rel = [0 as c_char; 256];
+    // SAFETY: snprintf into our buffer with the caller's format and its
+    // first two (register) arguments.
+    let n = unsafe { libc::snprintf(rel.as_mut_ptr(), rel.len(), fnfmt, a1, a2) };
+    if n < 0 || n as usize >= rel.len() {
+        return Err(Errno::ENOMEM);
+    }
+    // SAFETY: the record we made for the plugin; NUL-terminated strings.
+    let (dir, rel) = unsafe {
+        (
+            std::ffi::CStr::from_ptr((*sysfs_dev).ibdev_path.as_ptr()),
+            std::ffi::CStr::from_ptr(rel.as_ptr()),
+        )
+    };
+    let path = std::path::Path::new(&*dir.to_string_lossy()).join(&*rel.to_string_lossy());
+    // SAFETY: the caller gives `size` writable bytes at `buf`.
+    let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), size) };
+    let n = crate::sysfs::read_sysfs_file_buf(&path, out)?;
+    Ok(n as c_int)
 }
 
 macro_rules! cmd_api {
     ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
+        #[entry(errno)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
-            entry!(errno, $name($($arg),*) {
-                // SAFETY: the plugin's objects and buffers, per driver.h.
-                unsafe { $($f)::+($($arg),*) }
-            })
+            // SAFETY: the plugin's objects and buffers, per driver.h.
+            unsafe { $($f)::+($($arg),*) }
         }
     };
 }
@@ -268,14 +264,14 @@ cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ib
 
 /// The number of completions, or -1 with errno (as rdma-core 44).
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_cmd_poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
-    entry!(minus_one, ibv_cmd_poll_cq(cq, ne, wc) {
-        // SAFETY: the plugin's CQ and the caller's array of `ne` entries.
-        unsafe { post::poll_cq(cq, ne, wc) }
-    })
+    // SAFETY: the plugin's CQ and the caller's array of `ne` entries.
+    unsafe { post::poll_cq(cq, ne, wc) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_query_device_any(
     context: *mut ibv_context,
     input: *const ibv_query_device_ex_input,
@@ -284,14 +280,12 @@ pub unsafe extern "C" fn ibv_cmd_query_device_any(
     resp: *mut c_void,
     resp_size: *mut usize,
 ) -> c_int {
-    let _ = input;
-    entry!(errno, ibv_cmd_query_device_any(context, attr, attr_size, resp, resp_size) {
-        // SAFETY: the plugin's context and buffers.
-        unsafe { cmd::query_device_any(context, attr, attr_size, resp, resp_size) }
-    })
+    // SAFETY: the plugin's context and buffers.
+    unsafe { cmd::query_device_any(context, attr, attr_size, resp, resp_size) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_query_port(
     context: *mut ibv_context,
     port_num: u8,
@@ -299,15 +293,13 @@ pub unsafe extern "C" fn ibv_cmd_query_port(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> c_int {
-    let _ = (cmd, cmd_size);
-    entry!(errno, ibv_cmd_query_port(context, port_num, port_attr) {
-        // SAFETY: the plugin's context and out struct.
-        unsafe { cmd::query_port(context, port_num, port_attr) }
-    })
+    // SAFETY: the plugin's context and out struct.
+    unsafe { cmd::query_port(context, port_num, port_attr) }
 }
 
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_reg_mr(
     pd: *mut ibv_pd,
     addr: *mut c_void,
@@ -320,14 +312,17 @@ pub unsafe extern "C" fn ibv_cmd_reg_mr(
     resp: *mut c_void,
     resp_size: usize,
 ) -> c_int {
-    entry!(errno, ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size) {
-        // SAFETY: the plugin's objects and buffers.
-        unsafe { cmd::reg_mr(pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size) }
-    })
+    // SAFETY: the plugin's objects and buffers.
+    unsafe {
+        cmd::reg_mr(
+            pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size,
+        )
+    }
 }
 
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_create_cq(
     context: *mut ibv_context,
     cqe: c_int,
@@ -339,13 +334,24 @@ pub unsafe extern "C" fn ibv_cmd_create_cq(
     resp: *mut c_void,
     resp_size: usize,
 ) -> c_int {
-    entry!(errno, ibv_cmd_create_cq(context, cqe, channel, comp_vector, cq, cmd, cmd_size, resp, resp_size) {
-        // SAFETY: the plugin's objects and buffers.
-        unsafe { cmd::create_cq(context, cqe, channel, comp_vector, cq, cmd, cmd_size, resp, resp_size) }
-    })
+    // SAFETY: the plugin's objects and buffers.
+    unsafe {
+        cmd::create_cq(
+            context,
+            cqe,
+            channel,
+            comp_vector,
+            cq,
+            cmd,
+            cmd_size,
+            resp,
+            resp_size,
+        )
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_modify_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
@@ -353,13 +359,12 @@ pub unsafe extern "C" fn ibv_cmd_modify_qp(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> c_int {
-    entry!(errno, ibv_cmd_modify_qp(qp, attr, attr_mask, cmd, cmd_size) {
-        // SAFETY: the plugin's QP and buffers.
-        unsafe { cmd::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
-    })
+    // SAFETY: the plugin's QP and buffers.
+    unsafe { cmd::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_query_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
@@ -368,14 +373,12 @@ pub unsafe extern "C" fn ibv_cmd_query_qp(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> c_int {
-    let _ = (cmd, cmd_size);
-    entry!(errno, ibv_cmd_query_qp(qp, attr, attr_mask, init_attr) {
-        // SAFETY: the plugin's QP and the caller's out structs.
-        unsafe { cmd::query_qp(qp, attr, attr_mask, init_attr) }
-    })
+    // SAFETY: the plugin's QP and the caller's out structs.
+    unsafe { cmd::query_qp(qp, attr, attr_mask, init_attr) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_modify_srq(
     srq: *mut ibv_srq,
     attr: *mut ibv_srq_attr,
@@ -383,80 +386,72 @@ pub unsafe extern "C" fn ibv_cmd_modify_srq(
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> c_int {
-    entry!(errno, ibv_cmd_modify_srq(srq, attr, attr_mask, cmd, cmd_size) {
-        // SAFETY: the plugin's SRQ and buffers.
-        unsafe { cmd::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
-    })
+    // SAFETY: the plugin's SRQ and buffers.
+    unsafe { cmd::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_query_srq(
     srq: *mut ibv_srq,
     attr: *mut ibv_srq_attr,
     cmd: *mut c_void,
     cmd_size: usize,
 ) -> c_int {
-    let _ = (cmd, cmd_size);
-    entry!(errno, ibv_cmd_query_srq(srq, attr) {
-        // SAFETY: the plugin's SRQ and the caller's out struct.
-        unsafe { cmd::query_srq(srq, attr) }
-    })
+    // SAFETY: the plugin's SRQ and the caller's out struct.
+    unsafe { cmd::query_srq(srq, attr) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_attach_mcast(
     qp: *mut ibv_qp,
     gid: *const ibv_gid,
     lid: u16,
 ) -> c_int {
-    entry!(errno, ibv_cmd_attach_mcast(qp, gid, lid) {
-        // SAFETY: the plugin's QP and the caller's GID.
-        unsafe { cmd::mcast(qp, gid, lid, true) }
-    })
+    // SAFETY: the plugin's QP and the caller's GID.
+    unsafe { cmd::mcast(qp, gid, lid, true) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_detach_mcast(
     qp: *mut ibv_qp,
     gid: *const ibv_gid,
     lid: u16,
 ) -> c_int {
-    entry!(errno, ibv_cmd_detach_mcast(qp, gid, lid) {
-        // SAFETY: the plugin's QP and the caller's GID.
-        unsafe { cmd::mcast(qp, gid, lid, false) }
-    })
+    // SAFETY: the plugin's QP and the caller's GID.
+    unsafe { cmd::mcast(qp, gid, lid, false) }
 }
 
 /// The attribute count of an ioctl command buffer chain: providers size
 /// their frame with it (DECLARE_COMMAND_BUFFER_LINK). A malformed chain
 /// counts nothing; execute_ioctl then refuses it.
 #[unsafe(no_mangle)]
+#[entry(value(num_attrs))]
 pub unsafe extern "C" fn __ioctl_final_num_attrs(
     num_attrs: c_uint,
     link: *mut ibv_command_buffer,
 ) -> c_uint {
-    entry!(value(num_attrs), __ioctl_final_num_attrs(num_attrs, link) {
-        // SAFETY: a chain of command buffers built by the caller.
-        let n = unsafe { crate::providers::plugin::ioctl::chained_attrs(link) }.unwrap_or(0);
-        num_attrs.saturating_add(n as c_uint)
-    })
+    // SAFETY: a chain of command buffers built by the caller.
+    let n = unsafe { crate::providers::plugin::ioctl::chained_attrs(link) }.unwrap_or(0);
+    num_attrs.saturating_add(n as c_uint)
 }
 
 /// Runs a plugin's own ioctl command buffer (`providers::plugin::ioctl`).
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn execute_ioctl(
     context: *mut ibv_context,
     cmd: *mut ibv_command_buffer,
 ) -> c_int {
-    entry!(errno, execute_ioctl(context, cmd) {
-        // SAFETY: the plugin's context and command buffer chain, per cmd_ioctl.h.
-        unsafe { crate::providers::plugin::ioctl::execute(context, cmd) }
-    })
+    // SAFETY: the plugin's context and command buffer chain, per cmd_ioctl.h.
+    unsafe { crate::providers::plugin::ioctl::execute(context, cmd) }
 }
 
 /// Set by rdma-core from RDMAV_ALLOW_DISASSOC_DESTROY; C providers read it
 /// (defined beside the destroy commands that honour it).
-pub use crate::uverbs::disassoc::verbs_allow_disassociate_destroy;
+pub(crate) use crate::uverbs::disassoc::verbs_allow_disassociate_destroy;
 
 #[cfg(all(test, not(miri)))]
 mod log_tests {

@@ -7,26 +7,24 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_get_async_event(
     context: *mut ibv_context,
     event: *mut ibv_async_event,
 ) -> c_int {
-    entry!(minus_one, ibv_get_async_event(context, event) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's out-parameter.
-        let ev = unsafe { arg_mut(event)? };
-        ctx.ops.get_async_event(&ctx, ev).map(|()| 0)
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the caller's out-parameter.
+    let ev = unsafe { arg_mut(event)? };
+    ctx.ops.get_async_event(&ctx, ev).map(|()| 0)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_ack_async_event(event: *mut ibv_async_event) {
-    entry!(value(()), ibv_ack_async_event(event) {
-        // NULL is ignored where rdma-core would crash; events of objects we
-        // do not know need no acknowledgement.
-        // SAFETY: the caller's event, if any.
-        if let Some(ev) = unsafe { event.as_ref() } {
-            crate::context::generic::async_event::ack_async_event(ev);
-        }
-    })
+    // NULL is ignored where rdma-core would crash; events of objects we
+    // do not know need no acknowledgement.
+    // SAFETY: the caller's event, if any.
+    if let Some(ev) = unsafe { event.as_ref() } {
+        crate::context::generic::async_event::ack_async_event(ev);
+    }
 }

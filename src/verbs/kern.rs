@@ -6,7 +6,7 @@ use crate::uverbs::qp::{AhAttr, QpAttr};
 
 /// struct ibv_sa_path_rec of infiniband/sa.h.
 #[repr(C)]
-pub struct SaPathRec {
+pub(crate) struct SaPathRec {
     dgid: ibv_gid,
     sgid: ibv_gid,
     dlid: u16,
@@ -31,7 +31,7 @@ const _: () = assert!(size_of::<SaPathRec>() == 64);
 
 /// struct ib_user_path_rec of rdma/ib_user_sa.h.
 #[repr(C)]
-pub struct UserPathRec {
+pub(crate) struct UserPathRec {
     dgid: [u8; 16],
     sgid: [u8; 16],
     dlid: u16,
@@ -69,50 +69,50 @@ fn ah_from_kern(dst: &mut ibv_ah_attr, src: &AhAttr) {
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut AhAttr) {
-    entry!(value(()), ibv_copy_ah_attr_from_kern(dst, src) {
-        // SAFETY: the caller's structs; NULL is ignored instead of crashing.
-        if let (Some(d), Some(s)) = unsafe { (dst.as_mut(), src.as_ref()) } {
-            ah_from_kern(d, s);
-        }
-    })
+    // SAFETY: the caller's structs; NULL is ignored instead of crashing.
+    if let (Some(d), Some(s)) = unsafe { (dst.as_mut(), src.as_ref()) } {
+        ah_from_kern(d, s);
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut QpAttr) {
-    entry!(value(()), ibv_copy_qp_attr_from_kern(dst, src) {
-        // SAFETY: the caller's structs; NULL is ignored instead of crashing.
-        let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
-        // qp_state is left alone, as rdma-core leaves it.
-        d.cur_qp_state = ibv_qp_state(s.cur_qp_state);
-        d.path_mtu = ibv_mtu(s.path_mtu);
-        d.path_mig_state = ibv_mig_state(s.path_mig_state);
-        d.qkey = s.qkey;
-        d.rq_psn = s.rq_psn;
-        d.sq_psn = s.sq_psn;
-        d.dest_qp_num = s.dest_qp_num;
-        d.qp_access_flags = s.qp_access_flags;
-        d.cap.max_send_wr = s.max_send_wr;
-        d.cap.max_recv_wr = s.max_recv_wr;
-        d.cap.max_send_sge = s.max_send_sge;
-        d.cap.max_recv_sge = s.max_recv_sge;
-        d.cap.max_inline_data = s.max_inline_data;
-        ah_from_kern(&mut d.ah_attr, &s.ah_attr);
-        ah_from_kern(&mut d.alt_ah_attr, &s.alt_ah_attr);
-        d.pkey_index = s.pkey_index;
-        d.alt_pkey_index = s.alt_pkey_index;
-        d.en_sqd_async_notify = s.en_sqd_async_notify;
-        d.sq_draining = s.sq_draining;
-        d.max_rd_atomic = s.max_rd_atomic;
-        d.max_dest_rd_atomic = s.max_dest_rd_atomic;
-        d.min_rnr_timer = s.min_rnr_timer;
-        d.port_num = s.port_num;
-        d.timeout = s.timeout;
-        d.retry_cnt = s.retry_cnt;
-        d.rnr_retry = s.rnr_retry;
-        d.alt_port_num = s.alt_port_num;
-        d.alt_timeout = s.alt_timeout;
-    })
+    // SAFETY: the caller's structs; NULL is ignored instead of crashing.
+    let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else {
+        return;
+    };
+    // qp_state is left alone, as rdma-core leaves it.
+    d.cur_qp_state = ibv_qp_state(s.cur_qp_state);
+    d.path_mtu = ibv_mtu(s.path_mtu);
+    d.path_mig_state = ibv_mig_state(s.path_mig_state);
+    d.qkey = s.qkey;
+    d.rq_psn = s.rq_psn;
+    d.sq_psn = s.sq_psn;
+    d.dest_qp_num = s.dest_qp_num;
+    d.qp_access_flags = s.qp_access_flags;
+    d.cap.max_send_wr = s.max_send_wr;
+    d.cap.max_recv_wr = s.max_recv_wr;
+    d.cap.max_send_sge = s.max_send_sge;
+    d.cap.max_recv_sge = s.max_recv_sge;
+    d.cap.max_inline_data = s.max_inline_data;
+    ah_from_kern(&mut d.ah_attr, &s.ah_attr);
+    ah_from_kern(&mut d.alt_ah_attr, &s.alt_ah_attr);
+    d.pkey_index = s.pkey_index;
+    d.alt_pkey_index = s.alt_pkey_index;
+    d.en_sqd_async_notify = s.en_sqd_async_notify;
+    d.sq_draining = s.sq_draining;
+    d.max_rd_atomic = s.max_rd_atomic;
+    d.max_dest_rd_atomic = s.max_dest_rd_atomic;
+    d.min_rnr_timer = s.min_rnr_timer;
+    d.port_num = s.port_num;
+    d.timeout = s.timeout;
+    d.retry_cnt = s.retry_cnt;
+    d.rnr_retry = s.rnr_retry;
+    d.alt_port_num = s.alt_port_num;
+    d.alt_timeout = s.alt_timeout;
 }
 
 /// Copies the fields the two path record layouts share, in either direction.
@@ -139,23 +139,25 @@ macro_rules! copy_path_fields {
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_copy_path_rec_from_kern(dst: *mut SaPathRec, src: *mut UserPathRec) {
-    entry!(value(()), ibv_copy_path_rec_from_kern(dst, src) {
-        // SAFETY: the caller's structs; NULL is ignored instead of crashing.
-        let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
-        d.dgid = ibv_gid { raw: s.dgid };
-        d.sgid = ibv_gid { raw: s.sgid };
-        copy_path_fields!(d, s, i32, u8);
-    })
+    // SAFETY: the caller's structs; NULL is ignored instead of crashing.
+    let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else {
+        return;
+    };
+    d.dgid = ibv_gid { raw: s.dgid };
+    d.sgid = ibv_gid { raw: s.sgid };
+    copy_path_fields!(d, s, i32, u8);
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_copy_path_rec_to_kern(dst: *mut UserPathRec, src: *mut SaPathRec) {
-    entry!(value(()), ibv_copy_path_rec_to_kern(dst, src) {
-        // SAFETY: the caller's structs; NULL is ignored instead of crashing.
-        let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else { return };
-        // SAFETY: every bit pattern of the GID union is a valid byte array.
-        (d.dgid, d.sgid) = unsafe { (s.dgid.raw, s.sgid.raw) };
-        copy_path_fields!(d, s, u32, u32);
-    })
+    // SAFETY: the caller's structs; NULL is ignored instead of crashing.
+    let (Some(d), Some(s)) = (unsafe { (dst.as_mut(), src.as_ref()) }) else {
+        return;
+    };
+    // SAFETY: every bit pattern of the GID union is a valid byte array.
+    (d.dgid, d.sgid) = unsafe { (s.dgid.raw, s.sgid.raw) };
+    copy_path_fields!(d, s, u32, u32);
 }

@@ -8,24 +8,24 @@
 #![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
-pub mod ah;
-pub mod buf;
-pub mod compat;
-pub mod cq;
-pub mod device;
-pub mod dm_export;
-pub mod dmah;
+pub(crate) mod ah;
+pub(crate) mod buf;
+pub(crate) mod compat;
+pub(crate) mod cq;
+pub(crate) mod device;
+pub(crate) mod dm_export;
+pub(crate) mod dmah;
 /// cbindgen:ignore
-pub mod driver;
-pub mod event;
-pub mod fork;
-pub mod kern;
-pub mod mr_ex;
-pub mod mw;
-pub mod pd;
-pub mod port_speed;
-pub mod qp;
-pub mod query;
-pub mod srq;
-pub mod strings;
-pub mod vctx;
+pub(crate) mod driver;
+pub(crate) mod event;
+pub(crate) mod fork;
+pub(crate) mod kern;
+pub(crate) mod mr_ex;
+pub(crate) mod mw;
+pub(crate) mod pd;
+pub(crate) mod port_speed;
+pub(crate) mod qp;
+pub(crate) mod query;
+pub(crate) mod srq;
+pub(crate) mod strings;
+pub(crate) mod vctx;

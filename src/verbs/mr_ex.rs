@@ -12,7 +12,7 @@ use std::ffi::c_uint;
 
 /// Which legacy registration a request stands for, or its errno.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// ibv_reg_mr_iova2(addr, length, iova, access)
     Va { addr: usize, iova: u64 },
     /// ibv_reg_dmabuf_mr(fd_offset, length, iova, fd, access)
@@ -23,7 +23,7 @@ pub enum Plan {
 /// address, IOVA and fd fields (EOPNOTSUPP for a DMA handle or unknown bits);
 /// an fd needs its offset and IOVA and no address; otherwise the address is
 /// required and the IOVA defaults to it.
-pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
+pub(crate) fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
     let m = M::from_bits_retain(a.comp_mask);
     if !(M::IOVA | M::ADDR | M::FD | M::FD_OFFSET).contains(m) {
         return Err(Errno::EOPNOTSUPP);
@@ -53,7 +53,7 @@ pub fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
 }
 
 /// ibv_reg_mr_ex on a copy of the caller's request (which is never written).
-pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
+pub(crate) fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
     let pd_obj: std::sync::Arc<Obj> = object::get(pd)?;
     let mut a = *attr;
     if M::from_bits_retain(a.comp_mask).contains(M::BUF) {
@@ -70,15 +70,14 @@ pub fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_mr_ex(
     pd: *mut ibv_pd,
     mr_init_attr: *mut ibv_mr_init_attr,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_mr_ex(pd, mr_init_attr) {
-        // SAFETY: the caller's request, read only.
-        let attr = unsafe { arg_ref(mr_init_attr)? };
-        reg_ex(pd, attr)
-    })
+    // SAFETY: the caller's request, read only.
+    let attr = unsafe { arg_ref(mr_init_attr)? };
+    reg_ex(pd, attr)
 }
 
 #[cfg(test)]

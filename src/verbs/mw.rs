@@ -9,17 +9,15 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 /// The `alloc_mw` op slot: NULL with errno on failure.
+#[entry(ptr, name = ibv_alloc_mw)]
 pub unsafe extern "C" fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
-    entry!(ptr, ibv_alloc_mw(pd, mw_type) {
-        let pd: Arc<Obj> = object::get(pd)?;
-        let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
-        Ok(object::adopt(pd.ctx.clone(), new))
-    })
+    let pd: Arc<Obj> = object::get(pd)?;
+    let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 /// The `dealloc_mw` op slot: 0 or an errno.
+#[entry(errno, name = ibv_dealloc_mw)]
 pub unsafe extern "C" fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
-    entry!(errno, ibv_dealloc_mw(mw) {
-        object::take_if(mw, |m: &Obj| m.ctx.ops.dealloc_mw(m)).map(drop)
-    })
+    object::take_if(mw, |m: &Obj| m.ctx.ops.dealloc_mw(m)).map(drop)
 }

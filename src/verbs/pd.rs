@@ -9,35 +9,31 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
-    entry!(ptr, ibv_alloc_pd(context) {
-        let ctx = object::lookup::<Context>(context)?;
-        let new = ctx.ops.alloc_pd(&ctx)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let new = ctx.ops.alloc_pd(&ctx)?;
+    Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int {
-    entry!(errno, ibv_dealloc_pd(pd) {
-        object::take_if(pd, |p: &Obj| p.ctx.ops.dealloc_pd(p)).map(drop)
-    })
+    object::take_if(pd, |p: &Obj| p.ctx.ops.dealloc_pd(p)).map(drop)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd {
-    entry!(ptr, ibv_import_pd(context, pd_handle) {
-        let ctx = object::lookup::<Context>(context)?;
-        let new = ctx.ops.import_pd(&ctx, pd_handle)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let new = ctx.ops.import_pd(&ctx, pd_handle)?;
+    Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_unimport_pd(pd: *mut ibv_pd) {
-    entry!(value(()), ibv_unimport_pd(pd) {
-        let _ = object::take_if(pd, |p: &Obj| p.ctx.ops.unimport_pd(p));
-    })
+    let _ = object::take_if(pd, |p: &Obj| p.ctx.ops.unimport_pd(p));
 }
 
 fn reg(
@@ -53,18 +49,18 @@ fn reg(
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_mr(
     pd: *mut ibv_pd,
     addr: *mut c_void,
     length: usize,
     access: c_int,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_mr(pd, addr, length, access) {
-        reg(pd, addr, length, addr as u64, access as c_uint)
-    })
+    reg(pd, addr, length, addr as u64, access as c_uint)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_mr_iova(
     pd: *mut ibv_pd,
     addr: *mut c_void,
@@ -72,12 +68,11 @@ pub unsafe extern "C" fn ibv_reg_mr_iova(
     iova: u64,
     access: c_int,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_mr_iova(pd, addr, length, iova, access) {
-        reg(pd, addr, length, iova, access as c_uint)
-    })
+    reg(pd, addr, length, iova, access as c_uint)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_mr_iova2(
     pd: *mut ibv_pd,
     addr: *mut c_void,
@@ -85,12 +80,11 @@ pub unsafe extern "C" fn ibv_reg_mr_iova2(
     iova: u64,
     access: c_uint,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_mr_iova2(pd, addr, length, iova, access) {
-        reg(pd, addr, length, iova, access)
-    })
+    reg(pd, addr, length, iova, access)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
     pd: *mut ibv_pd,
     offset: u64,
@@ -99,15 +93,14 @@ pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
     fd: c_int,
     access: c_int,
 ) -> *mut ibv_mr {
-    entry!(ptr, ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access) {
-        let pd: Arc<Obj> = object::get(pd)?;
-        let new = mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?;
-        Ok(object::adopt(pd.ctx.clone(), new))
-    })
+    let pd: Arc<Obj> = object::get(pd)?;
+    let new = mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 /// Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set.
 #[unsafe(no_mangle)]
+#[entry(value(IBV_REREG_MR_ERR_INPUT))]
 pub unsafe extern "C" fn ibv_rereg_mr(
     mr: *mut ibv_mr,
     flags: c_int,
@@ -116,52 +109,45 @@ pub unsafe extern "C" fn ibv_rereg_mr(
     length: usize,
     access: c_int,
 ) -> c_int {
-    entry!(value(IBV_REREG_MR_ERR_INPUT), ibv_rereg_mr(mr, flags, pd, addr, length, access) {
-        match object::get::<_, Context>(mr) {
-            Ok(mr) => mr::rereg(&mr, flags, pd, addr as usize, length, access),
-            Err(e) => {
-                set_errno(e);
-                IBV_REREG_MR_ERR_INPUT
-            }
+    match object::get::<_, Context>(mr) {
+        Ok(mr) => mr::rereg(&mr, flags, pd, addr as usize, length, access),
+        Err(e) => {
+            set_errno(e);
+            IBV_REREG_MR_ERR_INPUT
         }
-    })
+    }
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
-    entry!(errno, ibv_dereg_mr(mr) {
-        object::take_if(mr, mr::dereg).map(drop)
-    })
+    object::take_if(mr, mr::dereg).map(drop)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
-    entry!(ptr, ibv_import_mr(pd, mr_handle) {
-        let pd: Arc<Obj> = object::get(pd)?;
-        let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
-        Ok(object::adopt(pd.ctx.clone(), new))
-    })
+    let pd: Arc<Obj> = object::get(pd)?;
+    let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_unimport_mr(mr: *mut ibv_mr) {
-    entry!(value(()), ibv_unimport_mr(mr) {
-        let _ = object::take_if(mr, |m: &Obj| m.ctx.ops.unimport_mr(m));
-    })
+    let _ = object::take_if(mr, |m: &Obj| m.ctx.ops.unimport_mr(m));
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm {
-    entry!(ptr, ibv_import_dm(context, dm_handle) {
-        let ctx = object::lookup::<Context>(context)?;
-        let new = ctx.ops.import_dm(&ctx, dm_handle)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let new = ctx.ops.import_dm(&ctx, dm_handle)?;
+    Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(()))]
 pub unsafe extern "C" fn ibv_unimport_dm(dm: *mut ibv_dm) {
-    entry!(value(()), ibv_unimport_dm(dm) {
-        let _ = object::take_if(dm, |d: &Obj| d.ctx.ops.unimport_dm(d));
-    })
+    let _ = object::take_if(dm, |d: &Obj| d.ctx.ops.unimport_dm(d));
 }

@@ -8,16 +8,15 @@ use crate::object;
 use std::ffi::c_int;
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_port_speed(
     context: *mut ibv_context,
     port_num: u32,
     port_speed: *mut u64,
 ) -> c_int {
-    entry!(errno, ibv_query_port_speed(context, port_num, port_speed) {
-        let ctx = object::lookup::<Context>(context)?;
-        let speed = ctx.ops.query_port_speed(&ctx, port_num)?;
-        // SAFETY: the caller's out-parameter.
-        *unsafe { arg_mut(port_speed)? } = speed;
-        Ok(())
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    let speed = ctx.ops.query_port_speed(&ctx, port_num)?;
+    // SAFETY: the caller's out-parameter.
+    *unsafe { arg_mut(port_speed)? } = speed;
+    Ok(())
 }

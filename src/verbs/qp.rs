@@ -8,70 +8,65 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_create_qp(
     pd: *mut ibv_pd,
     qp_init_attr: *mut ibv_qp_init_attr,
 ) -> *mut ibv_qp {
-    entry!(ptr, ibv_create_qp(pd, qp_init_attr) {
-        let pd: Arc<Obj> = object::get(pd)?;
-        // SAFETY: the caller's attributes; capacities are written back.
-        let attr = unsafe { arg_mut(qp_init_attr)? };
-        let new = pd.ctx.ops.create_qp(&pd, attr)?;
-        Ok(object::adopt(pd.ctx.clone(), new))
-    })
+    let pd: Arc<Obj> = object::get(pd)?;
+    // SAFETY: the caller's attributes; capacities are written back.
+    let attr = unsafe { arg_mut(qp_init_attr)? };
+    let new = pd.ctx.ops.create_qp(&pd, attr)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_modify_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
     attr_mask: c_int,
 ) -> c_int {
-    entry!(errno, ibv_modify_qp(qp, attr, attr_mask) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's attributes.
-        let attr = unsafe { arg_ref(attr)? };
-        qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
-        if attr_mask & IBV_QP_STATE as c_int != 0 {
-            qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
-        }
-        Ok(())
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's attributes.
+    let attr = unsafe { arg_ref(attr)? };
+    qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
+    if attr_mask & IBV_QP_STATE as c_int != 0 {
+        qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
+    }
+    Ok(())
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
     attr_mask: c_int,
     init_attr: *mut ibv_qp_init_attr,
 ) -> c_int {
-    entry!(errno, ibv_query_qp(qp, attr, attr_mask, init_attr) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's out-parameters.
-        let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
-        qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)?;
-        if attr_mask & IBV_QP_STATE as c_int != 0 {
-            qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
-        }
-        Ok(())
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's out-parameters.
+    let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
+    qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)?;
+    if attr_mask & IBV_QP_STATE as c_int != 0 {
+        qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);
+    }
+    Ok(())
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
-    entry!(errno, ibv_destroy_qp(qp) {
-        events::destroy(qp, |q: &Obj| q.ctx.ops.destroy_qp(q)).map(drop)
-    })
+    events::destroy(qp, |q: &Obj| q.ctx.ops.destroy_qp(q)).map(drop)
 }
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
-    entry!(ptr, ibv_qp_to_qp_ex(qp) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // Not an extended QP: NULL, errno untouched, as rdma-core.
-        Ok(qp.ctx.ops.qp_ex(&qp).unwrap_or(std::ptr::null_mut()))
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // Not an extended QP: NULL, errno untouched, as rdma-core.
+    Ok(qp.ctx.ops.qp_ex(&qp).unwrap_or(std::ptr::null_mut()))
 }
 
 /// Which in-order guarantees hold for `op` on this QP, as rdma-core 64 and the
@@ -79,21 +74,20 @@ pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
 /// ALIGNED_128_BYTES; with RETURN_CAPS the capability vector, else 1 if the
 /// whole message is in order. 0 when the provider cannot tell (rxe).
 #[unsafe(no_mangle)]
+#[entry(value(0))]
 pub unsafe extern "C" fn ibv_query_qp_data_in_order(
     qp: *mut ibv_qp,
     op: ibv_wr_opcode,
     flags: u32,
 ) -> c_int {
-    entry!(value(0), ibv_query_qp_data_in_order(qp, op, flags) {
-        match object::get::<_, Context>(qp) {
-            Ok(qp) => data_in_order(flags, |f| qp.ctx.ops.query_qp_data_in_order(&qp, op, f)),
-            Err(_) => 0,
-        }
-    })
+    match object::get::<_, Context>(qp) {
+        Ok(qp) => data_in_order(flags, |f| qp.ctx.ops.query_qp_data_in_order(&qp, op, f)),
+        Err(_) => 0,
+    }
 }
 
 /// The library's part of ibv_query_qp_data_in_order around the provider's answer.
-pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
+pub(crate) fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
     let known = IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS | IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY;
     if flags & !known != 0 {
         return 0;
@@ -110,46 +104,42 @@ pub fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> c_int {
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
-    entry!(errno, ibv_query_ece(qp, ece) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's out-parameter.
-        let ece = unsafe { arg_mut(ece)? };
-        qp.ctx.ops.query_ece(&qp, ece)
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's out-parameter.
+    let ece = unsafe { arg_mut(ece)? };
+    qp.ctx.ops.query_ece(&qp, ece)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
-    entry!(errno, ibv_set_ece(qp, ece) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's input.
-        let ece = unsafe { arg_ref(ece)? };
-        if ece.vendor_id == 0 {
-            return Err(Errno::EOPNOTSUPP);
-        }
-        qp.ctx.ops.set_ece(&qp, ece)
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's input.
+    let ece = unsafe { arg_ref(ece)? };
+    if ece.vendor_id == 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    qp.ctx.ops.set_ece(&qp, ece)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
-    entry!(errno, ibv_attach_mcast(qp, gid, lid) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's input.
-        let gid = unsafe { arg_ref(gid)? };
-        qp.ctx.ops.attach_mcast(&qp, gid, lid)
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's input.
+    let gid = unsafe { arg_ref(gid)? };
+    qp.ctx.ops.attach_mcast(&qp, gid, lid)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
-    entry!(errno, ibv_detach_mcast(qp, gid, lid) {
-        let qp: Arc<Obj> = object::get(qp)?;
-        // SAFETY: the caller's input.
-        let gid = unsafe { arg_ref(gid)? };
-        qp.ctx.ops.detach_mcast(&qp, gid, lid)
-    })
+    let qp: Arc<Obj> = object::get(qp)?;
+    // SAFETY: the caller's input.
+    let gid = unsafe { arg_ref(gid)? };
+    qp.ctx.ops.detach_mcast(&qp, gid, lid)
 }
 
 #[cfg(test)]

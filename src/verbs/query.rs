@@ -14,16 +14,15 @@ fn context(p: *mut ibv_context) -> Result<Arc<Context>> {
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_device(
     context: *mut ibv_context,
     device_attr: *mut ibv_device_attr,
 ) -> c_int {
-    entry!(errno, ibv_query_device(context, device_attr) {
-        let ctx = self::context(context)?;
-        // SAFETY: caller's out-parameter.
-        let attr = unsafe { arg_mut(device_attr)? };
-        ctx.ops.query_device(&ctx, attr)
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: caller's out-parameter.
+    let attr = unsafe { arg_mut(device_attr)? };
+    ctx.ops.query_device(&ctx, attr)
 }
 
 /// Fills the first `attr_size` bytes of a caller's `ibv_device_attr_ex`, as
@@ -32,7 +31,7 @@ pub unsafe extern "C" fn ibv_query_device(
 ///
 /// # Safety
 /// A non-NULL `out` must have `attr_size` writable bytes.
-pub unsafe fn query_device_ex_into(
+pub(crate) unsafe fn query_device_ex_into(
     ctx: &Context,
     input: Option<&ibv_query_device_ex_input>,
     out: *mut ibv_device_attr_ex,
@@ -79,18 +78,17 @@ fn query_device_ex_full(ctx: &Context, attr: &mut ibv_device_attr_ex, size: usiz
 /// The same as the inline in verbs.h, exported for FFI users that cannot use
 /// inline functions. Uses this library's `ibv_device_attr_ex` size.
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_device_ex(
     context: *mut ibv_context,
     input: *const ibv_query_device_ex_input,
     attr: *mut ibv_device_attr_ex,
 ) -> c_int {
-    entry!(errno, ibv_query_device_ex(context, input, attr) {
-        let ctx = self::context(context)?;
-        // SAFETY: optional input from the caller.
-        let input = unsafe { input.as_ref() };
-        // SAFETY: the caller's struct of this library's size.
-        unsafe { query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>()) }
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: optional input from the caller.
+    let input = unsafe { input.as_ref() };
+    // SAFETY: the caller's struct of this library's size.
+    unsafe { query_device_ex_into(&ctx, input, attr, size_of::<ibv_device_attr_ex>()) }
 }
 
 /// Copies the first `len` bytes of `full` (at most all of it) to `out`: how a
@@ -114,7 +112,7 @@ const PORT_ATTR_LEN_44: usize = 52;
 ///
 /// # Safety
 /// A non-NULL `out` must have `len` writable bytes.
-pub unsafe fn query_port_into(
+pub(crate) unsafe fn query_port_into(
     ctx: &Context,
     port: u8,
     out: *mut ibv_port_attr,
@@ -138,40 +136,39 @@ pub unsafe fn query_port_into(
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_port(
     context: *mut ibv_context,
     port_num: u8,
     port_attr: *mut _compat_ibv_port_attr,
 ) -> c_int {
-    entry!(errno, ibv_query_port(context, port_num, port_attr) {
-        let ctx = self::context(context)?;
-        // SAFETY: callers of this symbol pass the old, shorter port attributes.
-        unsafe { query_port_into(&ctx, port_num, port_attr.cast(), COMPAT_PORT_ATTR_LEN) }
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: callers of this symbol pass the old, shorter port attributes.
+    unsafe { query_port_into(&ctx, port_num, port_attr.cast(), COMPAT_PORT_ATTR_LEN) }
 }
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_query_gid(
     context: *mut ibv_context,
     port_num: u8,
     index: c_int,
     gid: *mut ibv_gid,
 ) -> c_int {
-    entry!(minus_one, ibv_query_gid(context, port_num, index, gid) {
-        let ctx = self::context(context)?;
-        // SAFETY: caller's out-parameter.
-        let gid = unsafe { arg_mut(gid)? };
-        // A negative index reaches the kernel as a huge one, as in rdma-core.
-        let raw = generic::gid::query_gid(&ctx, port_num.into(), index as u32)?;
-        *gid = ibv_gid { raw };
-        Ok(0)
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: caller's out-parameter.
+    let gid = unsafe { arg_mut(gid)? };
+    // A negative index reaches the kernel as a huge one, as in rdma-core.
+    let raw = generic::gid::query_gid(&ctx, port_num.into(), index as u32)?;
+    *gid = ibv_gid { raw };
+    Ok(0)
 }
 
 /// The most an ioctl attribute can carry.
 const MAX_ATTR_LEN: usize = u16::MAX as usize;
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn _ibv_query_gid_ex(
     context: *mut ibv_context,
     port_num: u32,
@@ -180,29 +177,30 @@ pub unsafe extern "C" fn _ibv_query_gid_ex(
     flags: u32,
     entry_size: usize,
 ) -> c_int {
-    entry!(errno, _ibv_query_gid_ex(context, port_num, gid_index, entry, flags, entry_size) {
-        let ctx = self::context(context)?;
-        // The kernel takes entries of at least its own size (the tail zeroed).
-        if !(GID_ENTRY_SIZE..=MAX_ATTR_LEN).contains(&entry_size) {
-            return Err(Errno::EINVAL);
-        }
-        let e = ctx.ops.query_gid_ex(&ctx, port_num, gid_index, flags, GID_ATTR_ALL)?;
-        if entry.is_null() {
-            // Where the kernel's copy-out would fault.
-            return Err(Errno::EFAULT);
-        }
-        let b = entry_bytes(&e);
-        // SAFETY: the caller gives entry_size (>= GID_ENTRY_SIZE) writable bytes at entry.
-        unsafe {
-            let p = entry.cast::<u8>();
-            std::ptr::copy_nonoverlapping(b.as_ptr(), p, GID_ENTRY_SIZE);
-            std::ptr::write_bytes(p.add(GID_ENTRY_SIZE), 0, entry_size - GID_ENTRY_SIZE);
-        }
-        Ok(())
-    })
+    let ctx = self::context(context)?;
+    // The kernel takes entries of at least its own size (the tail zeroed).
+    if !(GID_ENTRY_SIZE..=MAX_ATTR_LEN).contains(&entry_size) {
+        return Err(Errno::EINVAL);
+    }
+    let e = ctx
+        .ops
+        .query_gid_ex(&ctx, port_num, gid_index, flags, GID_ATTR_ALL)?;
+    if entry.is_null() {
+        // Where the kernel's copy-out would fault.
+        return Err(Errno::EFAULT);
+    }
+    let b = entry_bytes(&e);
+    // SAFETY: the caller gives entry_size (>= GID_ENTRY_SIZE) writable bytes at entry.
+    unsafe {
+        let p = entry.cast::<u8>();
+        std::ptr::copy_nonoverlapping(b.as_ptr(), p, GID_ENTRY_SIZE);
+        std::ptr::write_bytes(p.add(GID_ENTRY_SIZE), 0, entry_size - GID_ENTRY_SIZE);
+    }
+    Ok(())
 }
 
 #[unsafe(no_mangle)]
+#[entry(neg_errno)]
 pub unsafe extern "C" fn _ibv_query_gid_table(
     context: *mut ibv_context,
     entries: *mut ibv_gid_entry,
@@ -210,77 +208,72 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
     flags: u32,
     entry_size: usize,
 ) -> isize {
-    entry!(neg_errno, _ibv_query_gid_table(context, entries, max_entries, flags, entry_size) {
-        let ctx = self::context(context)?;
-        let len = entry_size
-            .checked_mul(max_entries)
-            .filter(|&l| l <= MAX_ATTR_LEN)
-            .ok_or(Errno::EINVAL)?;
-        let n = if entries.is_null() {
-            // The kernel fills a table it then cannot copy out (EFAULT),
-            // unless it is empty.
-            let mut tmp = vec![0u8; len];
-            match ctx.ops.query_gid_table(&ctx, &mut tmp, entry_size, flags)? {
-                0 => 0,
-                _ => return Err(Errno::EFAULT),
-            }
-        } else {
-            // SAFETY: the caller gives max_entries entries of entry_size bytes.
-            let out = unsafe { std::slice::from_raw_parts_mut(entries.cast::<u8>(), len) };
-            ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
-        };
-        isize::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
-    })
+    let ctx = self::context(context)?;
+    let len = entry_size
+        .checked_mul(max_entries)
+        .filter(|&l| l <= MAX_ATTR_LEN)
+        .ok_or(Errno::EINVAL)?;
+    let n = if entries.is_null() {
+        // The kernel fills a table it then cannot copy out (EFAULT),
+        // unless it is empty.
+        let mut tmp = vec![0u8; len];
+        match ctx.ops.query_gid_table(&ctx, &mut tmp, entry_size, flags)? {
+            0 => 0,
+            _ => return Err(Errno::EFAULT),
+        }
+    } else {
+        // SAFETY: the caller gives max_entries entries of entry_size bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(entries.cast::<u8>(), len) };
+        ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
+    };
+    isize::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
 }
 
 /// Not in verbs.h: rdma-core's private helper that librdmacm links against.
 /// `gid_type` is enum ibv_gid_type_sysfs (0: IB/RoCE v1, 1: RoCE v2).
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_query_gid_type(
     context: *mut ibv_context,
     port_num: u8,
     index: c_uint,
     gid_type: *mut u32,
 ) -> c_int {
-    entry!(minus_one, ibv_query_gid_type(context, port_num, index, gid_type) {
-        let ctx = self::context(context)?;
-        // SAFETY: caller's out-parameter.
-        let out = unsafe { arg_mut(gid_type)? };
-        *out = generic::gid::query_gid_type_sysfs(&ctx, port_num.into(), index)?;
-        Ok(0)
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: caller's out-parameter.
+    let out = unsafe { arg_mut(gid_type)? };
+    *out = generic::gid::query_gid_type_sysfs(&ctx, port_num.into(), index)?;
+    Ok(0)
 }
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_query_pkey(
     context: *mut ibv_context,
     port_num: u8,
     index: c_int,
     pkey: *mut __be16,
 ) -> c_int {
-    entry!(minus_one, ibv_query_pkey(context, port_num, index, pkey) {
-        let ctx = self::context(context)?;
-        // SAFETY: caller's out-parameter.
-        let out = unsafe { arg_mut(pkey)? };
-        *out = ctx.ops.query_pkey(&ctx, port_num, index)?.to_be();
-        Ok(0)
-    })
+    let ctx = self::context(context)?;
+    // SAFETY: caller's out-parameter.
+    let out = unsafe { arg_mut(pkey)? };
+    *out = ctx.ops.query_pkey(&ctx, port_num, index)?.to_be();
+    Ok(0)
 }
 
 #[unsafe(no_mangle)]
+#[entry(minus_one)]
 pub unsafe extern "C" fn ibv_get_pkey_index(
     context: *mut ibv_context,
     port_num: u8,
     pkey: __be16,
 ) -> c_int {
-    entry!(minus_one, ibv_get_pkey_index(context, port_num, pkey) {
-        let ctx = self::context(context)?;
-        let want = u16::from_be(pkey);
-        for i in 0.. {
-            if ctx.ops.query_pkey(&ctx, port_num, i)? == want {
-                return Ok(i);
-            }
+    let ctx = self::context(context)?;
+    let want = u16::from_be(pkey);
+    for i in 0.. {
+        if ctx.ops.query_pkey(&ctx, port_num, i)? == want {
+            return Ok(i);
         }
-        Err(Errno::ENOENT)
-    })
+    }
+    Err(Errno::ENOENT)
 }

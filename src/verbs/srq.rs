@@ -8,46 +8,42 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn ibv_create_srq(
     pd: *mut ibv_pd,
     srq_init_attr: *mut ibv_srq_init_attr,
 ) -> *mut ibv_srq {
-    entry!(ptr, ibv_create_srq(pd, srq_init_attr) {
-        let pd: Arc<Obj> = object::get(pd)?;
-        // SAFETY: the caller's attributes; limits are written back.
-        let attr = unsafe { arg_mut(srq_init_attr)? };
-        let new = pd.ctx.ops.create_srq(&pd, attr)?;
-        Ok(object::adopt(pd.ctx.clone(), new))
-    })
+    let pd: Arc<Obj> = object::get(pd)?;
+    // SAFETY: the caller's attributes; limits are written back.
+    let attr = unsafe { arg_mut(srq_init_attr)? };
+    let new = pd.ctx.ops.create_srq(&pd, attr)?;
+    Ok(object::adopt(pd.ctx.clone(), new))
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_modify_srq(
     srq: *mut ibv_srq,
     srq_attr: *mut ibv_srq_attr,
     srq_attr_mask: c_int,
 ) -> c_int {
-    entry!(errno, ibv_modify_srq(srq, srq_attr, srq_attr_mask) {
-        let srq: Arc<Obj> = object::get(srq)?;
-        // SAFETY: the caller's input.
-        let attr = unsafe { arg_ref(srq_attr)? };
-        srq.ctx.ops.modify_srq(&srq, attr, srq_attr_mask)
-    })
+    let srq: Arc<Obj> = object::get(srq)?;
+    // SAFETY: the caller's input.
+    let attr = unsafe { arg_ref(srq_attr)? };
+    srq.ctx.ops.modify_srq(&srq, attr, srq_attr_mask)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
-    entry!(errno, ibv_query_srq(srq, srq_attr) {
-        let srq: Arc<Obj> = object::get(srq)?;
-        // SAFETY: the caller's out-parameter.
-        let attr = unsafe { arg_mut(srq_attr)? };
-        srq.ctx.ops.query_srq(&srq, attr)
-    })
+    let srq: Arc<Obj> = object::get(srq)?;
+    // SAFETY: the caller's out-parameter.
+    let attr = unsafe { arg_mut(srq_attr)? };
+    srq.ctx.ops.query_srq(&srq, attr)
 }
 
 #[unsafe(no_mangle)]
+#[entry(errno)]
 pub unsafe extern "C" fn ibv_destroy_srq(srq: *mut ibv_srq) -> c_int {
-    entry!(errno, ibv_destroy_srq(srq) {
-        events::destroy(srq, |s: &Obj| s.ctx.ops.destroy_srq(s)).map(drop)
-    })
+    events::destroy(srq, |s: &Obj| s.ctx.ops.destroy_srq(s)).map(drop)
 }

@@ -8,57 +8,56 @@ use crate::{enum_str, rate};
 use std::ffi::{c_char, c_int};
 
 #[unsafe(no_mangle)]
+#[entry(value(c"unknown".as_ptr()))]
 pub extern "C" fn ibv_node_type_str(node_type: ibv_node_type) -> *const c_char {
-    entry!(value(c"unknown".as_ptr()), ibv_node_type_str(node_type) {
-        enum_str::node_type(node_type.0).as_ptr()
-    })
+    enum_str::node_type(node_type.0).as_ptr()
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(c"unknown".as_ptr()))]
 pub extern "C" fn ibv_port_state_str(port_state: ibv_port_state) -> *const c_char {
-    entry!(value(c"unknown".as_ptr()), ibv_port_state_str(port_state) {
-        enum_str::port_state(port_state.0).as_ptr()
-    })
+    enum_str::port_state(port_state.0).as_ptr()
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(c"unknown".as_ptr()))]
 pub extern "C" fn ibv_event_type_str(event: ibv_event_type) -> *const c_char {
-    entry!(value(c"unknown".as_ptr()), ibv_event_type_str(event) {
-        enum_str::event_type(event.0).as_ptr()
-    })
+    enum_str::event_type(event.0).as_ptr()
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(c"unknown".as_ptr()))]
 pub extern "C" fn ibv_wc_status_str(status: ibv_wc_status) -> *const c_char {
-    entry!(value(c"unknown".as_ptr()), ibv_wc_status_str(status) {
-        enum_str::wc_status(status.0).as_ptr()
-    })
+    enum_str::wc_status(status.0).as_ptr()
 }
 
 /// rdma-core 64 (IBVERBS_PRIVATE_64, declared in its verbs.h).
 #[unsafe(no_mangle)]
+#[entry(value(c"unknown".as_ptr()))]
 pub extern "C" fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char {
-    entry!(value(c"unknown".as_ptr()), ibv_wr_opcode_str(opcode) {
-        enum_str::wr_opcode(opcode.0).as_ptr()
-    })
+    enum_str::wr_opcode(opcode.0).as_ptr()
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(-1))]
 pub extern "C" fn ibv_rate_to_mult(rate: ibv_rate) -> c_int {
-    entry!(value(-1), ibv_rate_to_mult(rate) { rate::rate_to_mult(rate.0 as i32) })
+    rate::rate_to_mult(rate.0 as i32)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(ibv_rate(0)))]
 pub extern "C" fn mult_to_ibv_rate(mult: c_int) -> ibv_rate {
-    entry!(value(ibv_rate(0)), mult_to_ibv_rate(mult) { ibv_rate(rate::mult_to_rate(mult) as u32) })
+    ibv_rate(rate::mult_to_rate(mult) as u32)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(-1))]
 pub extern "C" fn ibv_rate_to_mbps(rate: ibv_rate) -> c_int {
-    entry!(value(-1), ibv_rate_to_mbps(rate) { rate::rate_to_mbps(rate.0 as i32) })
+    rate::rate_to_mbps(rate.0 as i32)
 }
 
 #[unsafe(no_mangle)]
+#[entry(value(ibv_rate(0)))]
 pub extern "C" fn mbps_to_ibv_rate(mbps: c_int) -> ibv_rate {
-    entry!(value(ibv_rate(0)), mbps_to_ibv_rate(mbps) { ibv_rate(rate::mbps_to_rate(mbps) as u32) })
+    ibv_rate(rate::mbps_to_rate(mbps) as u32)
 }

@@ -42,55 +42,52 @@ fn fill(v: &mut verbs_context) {
     v.dm_export_dmabuf_fd = Some(super::dm_export::ibv_dm_export_dmabuf_fd);
 }
 
+#[entry(errno)]
 unsafe extern "C" fn query_port(
     context: *mut ibv_context,
     port_num: u8,
     port_attr: *mut ibv_port_attr,
     port_attr_len: usize,
 ) -> c_int {
-    entry!(errno, query_port(context, port_num, port_attr, port_attr_len) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the inline caller passes its struct and its size.
-        unsafe { query_port_into(&ctx, port_num, port_attr, port_attr_len) }
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the inline caller passes its struct and its size.
+    unsafe { query_port_into(&ctx, port_num, port_attr, port_attr_len) }
 }
 
+#[entry(errno)]
 unsafe extern "C" fn query_device_ex(
     context: *mut ibv_context,
     input: *const ibv_query_device_ex_input,
     attr: *mut ibv_device_attr_ex,
     attr_size: usize,
 ) -> c_int {
-    entry!(errno, query_device_ex(context, input, attr, attr_size) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: optional input from the caller.
-        let input = unsafe { input.as_ref() };
-        // SAFETY: the inline caller passes its struct and its size.
-        unsafe { query_device_ex_into(&ctx, input, attr, attr_size) }
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: optional input from the caller.
+    let input = unsafe { input.as_ref() };
+    // SAFETY: the inline caller passes its struct and its size.
+    unsafe { query_device_ex_into(&ctx, input, attr, attr_size) }
 }
 
 // ---- CQ, QP, SRQ (branch qp) ------------------------------------------------
 
 /// The `create_cq_ex` slot, which `ibv_create_cq_ex` (inline) calls.
+#[entry(ptr)]
 unsafe extern "C" fn create_cq_ex(
     context: *mut ibv_context,
     cq_attr: *mut ibv_cq_init_attr_ex,
 ) -> *mut ibv_cq_ex {
-    entry!(ptr, create_cq_ex(context, cq_attr) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's attributes.
-        let attr = unsafe { arg_ref(cq_attr)? };
-        if attr.wc_flags & !CREATE_CQ_SUP_WC_FLAGS != 0 {
-            return Err(Errno::EOPNOTSUPP);
-        }
-        let channel = match attr.channel.is_null() {
-            true => None,
-            false => Some(object::get(attr.channel)?),
-        };
-        let new = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the caller's attributes.
+    let attr = unsafe { arg_ref(cq_attr)? };
+    if attr.wc_flags & !CREATE_CQ_SUP_WC_FLAGS != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let channel = match attr.channel.is_null() {
+        true => None,
+        false => Some(object::get(attr.channel)?),
+    };
+    let new = ctx.ops.create_cq_ex(&ctx, attr, channel)?;
+    Ok(object::adopt(ctx, new))
 }
 
 /// The wc_flags libibverbs itself knows (`IBV_CREATE_CQ_SUP_WC_FLAGS`).
@@ -103,39 +100,36 @@ const CREATE_CQ_SUP_WC_FLAGS: u64 = IBV_WC_STANDARD_FLAGS as u64
 
 /// The `create_qp_ex` slot: `ibv_create_qp_ex` (inline) calls it unless
 /// comp_mask is exactly IBV_QP_INIT_ATTR_PD.
+#[entry(ptr)]
 unsafe extern "C" fn create_qp_ex(
     context: *mut ibv_context,
     qp_init_attr_ex: *mut ibv_qp_init_attr_ex,
 ) -> *mut ibv_qp {
-    entry!(ptr, create_qp_ex(context, qp_init_attr_ex) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's attributes; capacities are written back.
-        let attr = unsafe { arg_mut(qp_init_attr_ex)? };
-        let new = ctx.ops.create_qp_ex(&ctx, attr)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the caller's attributes; capacities are written back.
+    let attr = unsafe { arg_mut(qp_init_attr_ex)? };
+    let new = ctx.ops.create_qp_ex(&ctx, attr)?;
+    Ok(object::adopt(ctx, new))
 }
 
 /// The `create_srq_ex` slot: `ibv_create_srq_ex` (inline) calls it for
 /// anything but a basic SRQ with just a PD.
+#[entry(ptr)]
 unsafe extern "C" fn create_srq_ex(
     context: *mut ibv_context,
     srq_init_attr_ex: *mut ibv_srq_init_attr_ex,
 ) -> *mut ibv_srq {
-    entry!(ptr, create_srq_ex(context, srq_init_attr_ex) {
-        let ctx = object::lookup::<Context>(context)?;
-        // SAFETY: the caller's attributes; limits are written back.
-        let attr = unsafe { arg_mut(srq_init_attr_ex)? };
-        let new = ctx.ops.create_srq_ex(&ctx, attr)?;
-        Ok(object::adopt(ctx, new))
-    })
+    let ctx = object::lookup::<Context>(context)?;
+    // SAFETY: the caller's attributes; limits are written back.
+    let attr = unsafe { arg_mut(srq_init_attr_ex)? };
+    let new = ctx.ops.create_srq_ex(&ctx, attr)?;
+    Ok(object::adopt(ctx, new))
 }
 
 /// `ibv_req_notify_cq` (inline) calls `cq->context->ops.req_notify_cq`; a
 /// provider that implements it points the slot here.
+#[entry(errno)]
 pub unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
-    entry!(errno, req_notify_cq(cq, solicited_only) {
-        let cq: std::sync::Arc<Obj> = object::get(cq)?;
-        cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
-    })
+    let cq: std::sync::Arc<Obj> = object::get(cq)?;
+    cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
 }

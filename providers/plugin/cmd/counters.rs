@@ -8,7 +8,7 @@ use crate::entry::{Errno, Result};
 use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 
-pub unsafe fn create_counters(
+pub(crate) unsafe fn create_counters(
     ctx: *mut ibv_context,
     attr: *mut ibv_counters_init_attr,
     vc: *mut verbs_counters,
@@ -38,7 +38,7 @@ pub unsafe fn create_counters(
     Ok(())
 }
 
-pub unsafe fn destroy_counters(vc: *mut verbs_counters) -> Result<()> {
+pub(crate) unsafe fn destroy_counters(vc: *mut verbs_counters) -> Result<()> {
     // SAFETY: a counters object of the plugin.
     let c = unsafe { vc.as_ref() }.ok_or(Errno::EINVAL)?;
     // SAFETY: no link.
@@ -55,7 +55,7 @@ pub unsafe fn destroy_counters(vc: *mut verbs_counters) -> Result<()> {
     destroy_result(unsafe { f.execute(c.counters.context) })
 }
 
-pub unsafe fn read_counters(
+pub(crate) unsafe fn read_counters(
     vc: *mut verbs_counters,
     values: *mut u64,
     n: u32,

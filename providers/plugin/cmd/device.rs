@@ -7,7 +7,10 @@ use crate::entry::{Errno, Result};
 use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 
-pub unsafe fn query_context(ctx: *mut ibv_context, link: *mut ibv_command_buffer) -> Result<()> {
+pub(crate) unsafe fn query_context(
+    ctx: *mut ibv_context,
+    link: *mut ibv_command_buffer,
+) -> Result<()> {
     if ctx.is_null() {
         return Err(Errno::EINVAL);
     }

@@ -8,7 +8,7 @@ use crate::entry::{Errno, Result};
 use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 
-pub unsafe fn alloc_dm(
+pub(crate) unsafe fn alloc_dm(
     ctx: *mut ibv_context,
     attr: *const ibv_alloc_dm_attr,
     dm: *mut verbs_dm,
@@ -33,7 +33,7 @@ pub unsafe fn alloc_dm(
     Ok(())
 }
 
-pub unsafe fn free_dm(dm: *mut verbs_dm) -> Result<()> {
+pub(crate) unsafe fn free_dm(dm: *mut verbs_dm) -> Result<()> {
     // SAFETY: a DM of the plugin.
     let d = unsafe { dm.as_ref() }.ok_or(Errno::EINVAL)?;
     // SAFETY: no link.
@@ -51,7 +51,7 @@ pub unsafe fn free_dm(dm: *mut verbs_dm) -> Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_dm_mr(
+pub(crate) unsafe fn reg_dm_mr(
     pd: *mut ibv_pd,
     dm: *mut verbs_dm,
     offset: u64,

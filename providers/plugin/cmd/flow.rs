@@ -221,7 +221,7 @@ unsafe fn create_flow_core(a: *const ibv_flow_attr, qp_handle: u32) -> Result<Ve
     Ok([req.as_bytes(), &specs].concat())
 }
 
-pub unsafe fn create_flow(
+pub(crate) unsafe fn create_flow(
     qp: *mut ibv_qp,
     flow: *mut ibv_flow,
     attr: *mut ibv_flow_attr,
@@ -248,7 +248,7 @@ pub unsafe fn create_flow(
     Ok(())
 }
 
-pub unsafe fn destroy_flow_action(action: *mut verbs_flow_action) -> Result<()> {
+pub(crate) unsafe fn destroy_flow_action(action: *mut verbs_flow_action) -> Result<()> {
     // SAFETY: a flow action of the plugin.
     let a = unsafe { action.as_ref() }.ok_or(Errno::EINVAL)?;
     // SAFETY: no link.
@@ -265,13 +265,13 @@ pub unsafe fn destroy_flow_action(action: *mut verbs_flow_action) -> Result<()> 
     destroy_result(unsafe { f.execute(a.action.context) })
 }
 
-pub unsafe fn destroy_flow(flow: *mut ibv_flow) -> Result<()> {
+pub(crate) unsafe fn destroy_flow(flow: *mut ibv_flow) -> Result<()> {
     // SAFETY: a flow rule of the plugin.
     let f = unsafe { flow.as_ref() }.ok_or(Errno::EINVAL)?;
     destroy_result(with_uverbs(f.context, |u| u.destroy_flow(f.handle)))
 }
 
-pub unsafe fn destroy_rwq_ind_table(t: *mut ibv_rwq_ind_table) -> Result<()> {
+pub(crate) unsafe fn destroy_rwq_ind_table(t: *mut ibv_rwq_ind_table) -> Result<()> {
     // SAFETY: an indirection table of the plugin.
     let t = unsafe { t.as_ref() }.ok_or(Errno::EINVAL)?;
     let h = t.ind_tbl_handle as u32;

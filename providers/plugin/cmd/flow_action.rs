@@ -67,7 +67,7 @@ unsafe fn fill_esp(f: &mut Frame, a: &ibv_flow_action_esp_attr) {
     }
 }
 
-pub unsafe fn create_flow_action_esp(
+pub(crate) unsafe fn create_flow_action_esp(
     ctx: *mut ibv_context,
     attr: *mut ibv_flow_action_esp_attr,
     action: *mut verbs_flow_action,
@@ -97,7 +97,7 @@ pub unsafe fn create_flow_action_esp(
     Ok(())
 }
 
-pub unsafe fn modify_flow_action_esp(
+pub(crate) unsafe fn modify_flow_action_esp(
     action: *mut verbs_flow_action,
     attr: *mut ibv_flow_action_esp_attr,
     driver: *mut ibv_command_buffer,

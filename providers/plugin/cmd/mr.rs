@@ -13,7 +13,7 @@ use crate::uverbs::mr::{ReregMr, ReregMrResp};
 use std::ffi::{c_int, c_void};
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn rereg_mr(
+pub(crate) unsafe fn rereg_mr(
     vmr: *mut verbs_mr,
     flags: u32,
     addr: *mut c_void,
@@ -60,7 +60,7 @@ pub unsafe fn rereg_mr(
     Ok(())
 }
 
-pub unsafe fn query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32) -> Result<()> {
+pub(crate) unsafe fn query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32) -> Result<()> {
     // SAFETY: the plugin's PD and MR.
     let (p, m) = unsafe { (pd.as_ref(), vmr.as_mut()) };
     let (p, m) = (p.ok_or(Errno::EINVAL)?, m.ok_or(Errno::EINVAL)?);
@@ -94,7 +94,7 @@ pub unsafe fn query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32) -> R
     Ok(())
 }
 
-pub unsafe fn advise_mr(
+pub(crate) unsafe fn advise_mr(
     pd: *mut ibv_pd,
     advice: u32,
     flags: u32,
@@ -124,7 +124,7 @@ pub unsafe fn advise_mr(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_dmabuf_mr(
+pub(crate) unsafe fn reg_dmabuf_mr(
     pd: *mut ibv_pd,
     offset: u64,
     length: usize,

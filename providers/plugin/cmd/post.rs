@@ -179,7 +179,7 @@ unsafe fn post<W: Node>(
     unsafe { report(wr, bad_wr, r) }
 }
 
-pub unsafe fn post_send(
+pub(crate) unsafe fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
     bad_wr: *mut *mut ibv_send_wr,
@@ -211,7 +211,7 @@ pub unsafe fn post_send(
     }
 }
 
-pub unsafe fn post_recv(
+pub(crate) unsafe fn post_recv(
     qp: *mut ibv_qp,
     wr: *mut ibv_recv_wr,
     bad_wr: *mut *mut ibv_recv_wr,
@@ -222,7 +222,7 @@ pub unsafe fn post_recv(
     unsafe { post_recv_to(q.context, q.handle, false, wr, bad_wr) }
 }
 
-pub unsafe fn post_srq_recv(
+pub(crate) unsafe fn post_srq_recv(
     srq: *mut ibv_srq,
     wr: *mut ibv_recv_wr,
     bad_wr: *mut *mut ibv_recv_wr,
@@ -294,7 +294,7 @@ fn to_wc(k: &Wc) -> ibv_wc {
 
 /// ibv_cmd_poll_cq: up to `ne` completions (at most what one response
 /// carries); the count, as rdma-core returns it.
-pub unsafe fn poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> Result<c_int> {
+pub(crate) unsafe fn poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> Result<c_int> {
     // SAFETY: a CQ of the plugin.
     let c = unsafe { cq.as_ref() }.ok_or(Errno::EINVAL)?;
     let ne = usize::try_from(ne).map_err(|_| Errno::EINVAL)?.min(MAX_WC);

@@ -13,7 +13,7 @@ use std::ffi::{c_int, c_void};
 
 const VERBS_QP_XRCD: u32 = 1 << 0;
 
-pub unsafe fn create_qp_ex(
+pub(crate) unsafe fn create_qp_ex(
     ctx: *mut ibv_context,
     vqp: *mut verbs_qp,
     attr: *mut ibv_qp_init_attr_ex,
@@ -68,7 +68,7 @@ pub unsafe fn create_qp_ex(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn modify_qp_ex(
+pub(crate) unsafe fn modify_qp_ex(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
     mask: c_int,

@@ -45,7 +45,7 @@ fn create_wq_req(a: &ibv_wq_init_attr, user_handle: u64) -> Result<(CreateWq, u3
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn create_wq(
+pub(crate) unsafe fn create_wq(
     ctx: *mut ibv_context,
     attr: *mut ibv_wq_init_attr,
     wq: *mut ibv_wq,
@@ -102,7 +102,7 @@ fn modify_wq_req(a: &ibv_wq_attr, wq_handle: u32) -> Result<ModifyWq> {
     Ok(req)
 }
 
-pub unsafe fn modify_wq(
+pub(crate) unsafe fn modify_wq(
     wq: *mut ibv_wq,
     attr: *mut ibv_wq_attr,
     cmd: *mut c_void,
@@ -124,7 +124,7 @@ pub unsafe fn modify_wq(
 /// ibv_cmd_destroy_wq. rdma-core then waits for the WQ's async events to be
 /// acknowledged; our ibv_ack_async_event does not count WQ events yet, so
 /// this does not wait (it would never return after a WQ_FATAL).
-pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> Result<()> {
+pub(crate) unsafe fn destroy_wq(wq: *mut ibv_wq) -> Result<()> {
     // SAFETY: the plugin's WQ.
     let w = unsafe { wq.as_ref() }.ok_or(Errno::EINVAL)?;
     destroy_result(with_uverbs(w.context, |u| u.destroy_wq(w.handle).map(drop)))
@@ -151,7 +151,7 @@ unsafe fn table_handles(log: u32, tbl: *mut *mut ibv_wq) -> Result<Vec<u8>> {
     Ok(b)
 }
 
-pub unsafe fn create_rwq_ind_table(
+pub(crate) unsafe fn create_rwq_ind_table(
     ctx: *mut ibv_context,
     attr: *mut ibv_rwq_ind_table_init_attr,
     t: *mut ibv_rwq_ind_table,

@@ -23,7 +23,7 @@ fn avail(size: c_int, end: usize) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn open_xrcd(
+pub(crate) unsafe fn open_xrcd(
     ctx: *mut ibv_context,
     xrcd: *mut verbs_xrcd,
     vxrcd_size: c_int,
@@ -60,7 +60,7 @@ pub unsafe fn open_xrcd(
     Ok(())
 }
 
-pub unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> Result<()> {
+pub(crate) unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> Result<()> {
     // SAFETY: an XRCD of the plugin.
     let (ctx, h) = unsafe { ((*xrcd).xrcd.context, (*xrcd).handle) };
     super::destroy_result(with_uverbs(ctx, |u| u.close_xrcd(h)))
@@ -92,7 +92,7 @@ fn srq_type(a: &ibv_srq_init_attr_ex) -> ibv_srq_type {
 ///
 /// # Safety
 /// The XRCD and CQ `a` names (by its mask) are the plugin's live objects.
-pub unsafe fn xsrq_req(a: &ibv_srq_init_attr_ex, user_handle: u64) -> Result<CreateXsrq> {
+pub(crate) unsafe fn xsrq_req(a: &ibv_srq_init_attr_ex, user_handle: u64) -> Result<CreateXsrq> {
     use ibv_srq_init_attr_mask as m;
     if a.comp_mask >= m::IBV_SRQ_INIT_ATTR_RESERVED.0 {
         return Err(Errno::EOPNOTSUPP);
@@ -137,7 +137,7 @@ pub unsafe fn xsrq_req(a: &ibv_srq_init_attr_ex, user_handle: u64) -> Result<Cre
     Ok(req)
 }
 
-pub unsafe fn create_srq_ex(
+pub(crate) unsafe fn create_srq_ex(
     ctx: *mut ibv_context,
     vsrq: *mut verbs_srq,
     attr: *mut ibv_srq_init_attr_ex,
@@ -177,7 +177,7 @@ pub unsafe fn create_srq_ex(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn open_qp(
+pub(crate) unsafe fn open_qp(
     ctx: *mut ibv_context,
     vqp: *mut verbs_qp,
     vqp_size: c_int,

@@ -17,7 +17,7 @@ use crate::providers::rxe::queue::{ConsumerQueue, IndexWords};
 /// An rxe CQ: the C struct C holds (`ibv_cq` at the head of an `ibv_cq_ex`),
 /// then the provider's state, in one slab slot (rdma-core's `struct rxe_cq`).
 #[repr(C)]
-pub struct RxeCq {
+pub(crate) struct RxeCq {
     /// Written by the core (event counters) and by the poller (`wr_id`,
     /// `status` of the current completion) while C reads it.
     pub c: UnsafeCell<ibv_cq_ex>,
@@ -34,12 +34,12 @@ pub(in crate::providers::rxe) static CQS: Slab<RxeCq> = Slab::new(tag_of("RxeCq"
 
 /// The data path's check of C's CQ pointer (see `crate::object::slab`).
 #[inline]
-pub fn pin(p: *const ibv_cq) -> Option<Pinned<RxeCq>> {
+pub(crate) fn pin(p: *const ibv_cq) -> Option<Pinned<RxeCq>> {
     CQS.pin(p.cast())
 }
 
 /// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
-pub struct CqInner {
+pub(crate) struct CqInner {
     pub queue: ConsumerQueue,
     /// The ring the CQ was created with, once a resize replaced it: still
     /// mapped for `CqState::first` until the CQ goes.
@@ -51,7 +51,7 @@ pub struct CqInner {
     pub shown: bool,
 }
 
-pub struct CqState {
+pub(crate) struct CqState {
     pub handle: u32,
     /// Under the CQ's lock (poll, resize); held by the polling thread from
     /// `ibv_start_poll` to `ibv_end_poll`, also after a `next_poll` that found
@@ -71,14 +71,14 @@ pub struct CqState {
 impl CqState {
     /// True if the CQ had no completion at some instant during the call,
     /// found without the lock; false means "take the lock and look".
-    pub fn seen_empty(&self) -> bool {
+    pub(crate) fn seen_empty(&self) -> bool {
         // SAFETY: the first ring stays mapped while `self` lives (see `first`).
         !self.resized.load(Ordering::Acquire) && unsafe { self.first.is_empty() }
     }
 }
 
 /// The rxe state of a CQ of ours (control path: the record keeps it).
-pub fn state(cq: &Obj) -> Result<&CqState> {
+pub(crate) fn state(cq: &Obj) -> Result<&CqState> {
     // SAFETY: a registered record keeps its object unreleased while `cq` is
     // borrowed; only CQS fills CQS's slots.
     unsafe { CQS.get(cq.addr().as_ptr()) }

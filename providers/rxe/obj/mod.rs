@@ -4,5 +4,5 @@
 //! apart from the verbs that use them so that those import downwards only
 //! (`cq` and `poll`, `qp`, `post` and `wr` all build on these).
 
-pub mod cq;
-pub mod qp;
+pub(super) mod cq;
+pub(super) mod qp;

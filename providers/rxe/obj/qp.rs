@@ -17,7 +17,7 @@ use crate::providers::rxe::queue::ProducerQueue;
 /// An rxe QP: the C struct C holds (`ibv_qp` at the head of an `ibv_qp_ex`),
 /// then the provider's state, in one slab slot (rdma-core's `struct rxe_qp`).
 #[repr(C)]
-pub struct RxeQp {
+pub(crate) struct RxeQp {
     /// Written by the core (`state`, event counters) while C reads it.
     pub c: UnsafeCell<ibv_qp_ex>,
     pub st: QpState,
@@ -33,14 +33,14 @@ pub(in crate::providers::rxe) static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"
 
 /// The data path's check of C's QP pointer (see `crate::object::slab`).
 #[inline]
-pub fn pin(p: *const ibv_qp) -> Option<Pinned<RxeQp>> {
+pub(crate) fn pin(p: *const ibv_qp) -> Option<Pinned<RxeQp>> {
     QPS.pin(p.cast())
 }
 
 impl RxeQp {
     /// `qp->state` as the core keeps it in the C struct.
     #[inline]
-    pub fn c_state(&self) -> ibv_qp_state {
+    pub(crate) fn c_state(&self) -> ibv_qp_state {
         // SAFETY: a read of a plain field of our C struct (C10-97.2.1 check);
         // the core's writes race with it as in rdma-core.
         unsafe { (*self.c.get()).qp_base.state }
@@ -48,7 +48,7 @@ impl RxeQp {
 }
 
 /// The send queue's state under its lock.
-pub struct SqInner {
+pub(crate) struct SqInner {
     pub queue: ProducerQueue,
     /// The send sequence number the next WQE gets.
     pub ssn: u32,
@@ -60,19 +60,19 @@ pub struct SqInner {
 
 /// The send queue: its ring and batch state under one spin lock (held from
 /// `ibv_wr_start` to `ibv_wr_complete`/`ibv_wr_abort`), and its limits.
-pub struct Sq {
+pub(crate) struct Sq {
     pub lock: SpinLock<SqInner>,
     pub max_sge: u32,
     pub max_inline: u32,
 }
 
 /// A receive queue: its ring under its own lock.
-pub struct Rq {
+pub(crate) struct Rq {
     pub queue: SpinLock<ProducerQueue>,
     pub max_sge: u32,
 }
 
-pub struct QpState {
+pub(crate) struct QpState {
     /// The context (the doorbell's command fd).
     pub ctx: Arc<Context>,
     pub handle: u32,
@@ -87,12 +87,12 @@ pub struct QpState {
 }
 
 /// The rxe object of a QP of ours (control path: the record keeps it).
-pub fn of(qp: &Obj) -> Result<&RxeQp> {
+pub(crate) fn of(qp: &Obj) -> Result<&RxeQp> {
     // SAFETY: a registered record keeps its object unreleased while `qp` is
     // borrowed; only QPS fills QPS's slots.
     unsafe { QPS.get(qp.addr().as_ptr()) }.ok_or(Errno::EINVAL)
 }
 
-pub fn state(qp: &Obj) -> Result<&QpState> {
+pub(crate) fn state(qp: &Obj) -> Result<&QpState> {
     of(qp).map(|q| &q.st)
 }

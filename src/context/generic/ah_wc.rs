@@ -112,7 +112,7 @@ fn find_gid_index(ctx: &Context, port: u8, gid: &[u8; 16], ty: u32) -> Result<u8
 /// Fills `attr` (zeroed first) with the fields that need no context: all of
 /// them for a completion without IBV_WC_GRH (rdma-core reads no context then,
 /// so any context, even NULL, gives this result).
-pub fn init_ah_fields(
+pub(crate) fn init_ah_fields(
     port: u8,
     wc: &ibv_wc,
     grh: Option<&ibv_grh>,
@@ -135,7 +135,7 @@ pub fn init_ah_fields(
 }
 
 /// Fills `attr` (zeroed first) from a completion and its GRH.
-pub fn init_ah_from_wc(
+pub(crate) fn init_ah_from_wc(
     ctx: &Context,
     port: u8,
     wc: &ibv_wc,

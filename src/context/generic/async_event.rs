@@ -16,7 +16,7 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 /// Reads one event descriptor from an event fd. Blocks unless the fd is
 /// O_NONBLOCK (then EAGAIN when there is none); a short read is EIO.
-pub fn read_desc<T: Pod>(fd: BorrowedFd<'_>) -> Result<T> {
+pub(crate) fn read_desc<T: Pod>(fd: BorrowedFd<'_>) -> Result<T> {
     let mut d = T::zeroed();
     let buf = d.as_bytes_mut();
     if nix::unistd::read(fd, buf)? != size_of::<T>() {
@@ -27,7 +27,7 @@ pub fn read_desc<T: Pod>(fd: BorrowedFd<'_>) -> Result<T> {
 
 /// What an event's element names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Element {
+pub(crate) enum Element {
     Cq,
     Qp,
     Srq,
@@ -35,7 +35,7 @@ pub enum Element {
     Port,
 }
 
-pub fn element_of(t: ibv_event_type) -> Element {
+pub(crate) fn element_of(t: ibv_event_type) -> Element {
     match t {
         ibv_event_type::IBV_EVENT_CQ_ERR => Element::Cq,
         ibv_event_type::IBV_EVENT_QP_FATAL
@@ -65,7 +65,7 @@ fn known<C: KindOf>(p: *const C) -> bool {
 }
 
 /// Waits for (or, on a non-blocking fd, polls) the next async event.
-pub fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result<()> {
+pub(crate) fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result<()> {
     let d: AsyncEventDesc = read_desc(ctx.async_fd.as_fd())?;
     let t = ibv_event_type(d.event_type);
     let h = d.element as usize;
@@ -100,7 +100,7 @@ fn ack_on<C: KindOf>(p: *const C) {
 
 /// Counts the acknowledgement on the event's object; events of objects we do
 /// not know (and port/device events) need none.
-pub fn ack_async_event(ev: &ibv_async_event) {
+pub(crate) fn ack_async_event(ev: &ibv_async_event) {
     // SAFETY: the pointer members share offset 0 and size; the address is only
     // used as a registry key, never dereferenced.
     let p = unsafe { ev.element.cq } as usize;

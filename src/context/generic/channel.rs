@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// A completion channel: the C struct, then the event fd, which closes with
 /// the last reference to the channel.
 #[repr(C)]
-pub struct Channel {
+pub(crate) struct Channel {
     c: ibv_comp_channel,
     fd: OwnedFd,
 }
@@ -45,7 +45,7 @@ fn state(ch: &Obj) -> Result<&Channel> {
     unsafe { CHANNELS.get(ch.addr().as_ptr()) }.ok_or(Errno::EINVAL)
 }
 
-pub fn create_comp_channel(ctx: &Arc<Context>) -> Result<New> {
+pub(crate) fn create_comp_channel(ctx: &Arc<Context>) -> Result<New> {
     let fd = ctx.uverbs.create_comp_channel()?;
     let c = ibv_comp_channel {
         context: ctx.c_ptr(),
@@ -57,7 +57,7 @@ pub fn create_comp_channel(ctx: &Arc<Context>) -> Result<New> {
 
 /// Whether the channel may go: EBUSY while CQs use it. Its fd closes when the
 /// last reference does.
-pub fn destroy_comp_channel(ch: &Obj) -> Result<()> {
+pub(crate) fn destroy_comp_channel(ch: &Obj) -> Result<()> {
     if ch.cq_refs() != 0 {
         return Err(Errno::EBUSY);
     }
@@ -67,7 +67,7 @@ pub fn destroy_comp_channel(ch: &Obj) -> Result<()> {
 /// Waits for (or, on a non-blocking fd, polls) the next completion event:
 /// the CQ and its cq_context. A CQ we do not know (not created with its C
 /// pointer as handle, or gone) is EINVAL, where rdma-core would crash.
-pub fn get_cq_event(ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
+pub(crate) fn get_cq_event(ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
     let d: CompEventDesc = read_desc(state(ch)?.fd.as_fd())?;
     let p = d.cq_handle as usize as *mut ibv_cq;
     let cq: Arc<Obj> = object::get(p)?;

@@ -13,7 +13,7 @@ use std::mem::offset_of;
 /// without it), the base command otherwise. Fields the caller's size does not
 /// cover entirely, or that the kernel did not report, stay zero. `fw_ver` is
 /// left to the provider, which gets the raw response.
-pub fn query_device_any(
+pub(crate) fn query_device_any(
     ctx: &Context,
     attr: &mut ibv_device_attr_ex,
     attr_size: usize,
@@ -211,7 +211,7 @@ fn num_ports(ctx: &Context) -> u32 {
 /// rxe and others print the kernel's 64-bit firmware version as
 /// "major.minor.sub_minor" from its three low 16-bit groups. Formatted by
 /// hand on the stack: a query is a hot control verb.
-pub fn fw_ver_triplet(raw: u64) -> FwVer {
+pub(crate) fn fw_ver_triplet(raw: u64) -> FwVer {
     let mut v = FwVer {
         buf: [0; FwVer::MAX],
         len: 0,
@@ -226,7 +226,7 @@ pub fn fw_ver_triplet(raw: u64) -> FwVer {
 }
 
 /// A formatted firmware version ("65535.65535.65535" at most).
-pub struct FwVer {
+pub(crate) struct FwVer {
     buf: [u8; FwVer::MAX],
     len: usize,
 }
@@ -256,14 +256,14 @@ impl FwVer {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         // Only ASCII digits and dots were pushed.
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
     }
 }
 
 /// An all-zero `ibv_device_attr_ex`.
-pub fn zeroed_attr_ex() -> ibv_device_attr_ex {
+pub(crate) fn zeroed_attr_ex() -> ibv_device_attr_ex {
     // SAFETY: plain C data; all-zero is valid.
     unsafe { std::mem::zeroed() }
 }

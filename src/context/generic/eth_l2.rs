@@ -10,7 +10,7 @@ use crate::netlink::{L2, resolve_l2};
 /// What the verb returns and leaves in errno: a failed source GID query is
 /// -1 with its errno; an empty source slot reads as the zero GID (which no
 /// interface holds) with ENODATA left in errno.
-pub fn resolve_eth_l2_from_gid(ctx: &Context, attr: &ibv_ah_attr, want_vid: bool) -> L2 {
+pub(crate) fn resolve_eth_l2_from_gid(ctx: &Context, attr: &ibv_ah_attr, want_vid: bool) -> L2 {
     let q = ctx.ops.query_gid_ex(
         ctx,
         attr.port_num.into(),

@@ -17,22 +17,22 @@ use crate::uverbs::ids::*;
 use std::path::PathBuf;
 
 /// Which parts of an entry the sysfs fallback reads.
-pub const GID_ATTR_GID: u32 = 1 << 0;
-pub const GID_ATTR_TYPE: u32 = 1 << 1;
-pub const GID_ATTR_NDEV_IFINDEX: u32 = 1 << 2;
-pub const GID_ATTR_ALL: u32 = GID_ATTR_GID | GID_ATTR_TYPE | GID_ATTR_NDEV_IFINDEX;
+pub(crate) const GID_ATTR_GID: u32 = 1 << 0;
+pub(crate) const GID_ATTR_TYPE: u32 = 1 << 1;
+pub(crate) const GID_ATTR_NDEV_IFINDEX: u32 = 1 << 2;
+pub(crate) const GID_ATTR_ALL: u32 = GID_ATTR_GID | GID_ATTR_TYPE | GID_ATTR_NDEV_IFINDEX;
 
 /// Size of `struct ib_uverbs_gid_entry`, the same layout as `ibv_gid_entry`.
-pub const GID_ENTRY_SIZE: usize = size_of::<ibv_gid_entry>();
+pub(crate) const GID_ENTRY_SIZE: usize = size_of::<ibv_gid_entry>();
 
 /// The 16 bytes of a GID.
-pub fn raw(g: &ibv_gid) -> [u8; 16] {
+pub(crate) fn raw(g: &ibv_gid) -> [u8; 16] {
     // SAFETY: both members of the union are plain bytes of the same size.
     unsafe { g.raw }
 }
 
 /// ibv_query_gid through the provider: an empty slot reads as the zero GID.
-pub fn query_gid(ctx: &Context, port: u32, index: u32) -> Result<[u8; 16]> {
+pub(crate) fn query_gid(ctx: &Context, port: u32, index: u32) -> Result<[u8; 16]> {
     match ctx.ops.query_gid_ex(ctx, port, index, 0, GID_ATTR_GID) {
         Ok(e) => Ok(raw(&e.gid)),
         Err(Errno(libc::ENODATA)) => Ok([0; 16]),
@@ -42,7 +42,7 @@ pub fn query_gid(ctx: &Context, port: u32, index: u32) -> Result<[u8; 16]> {
 
 /// ibv_query_gid_type through the provider: `enum ibv_gid_type_sysfs`, 0 for
 /// IB / RoCE v1 (and empty slots), 1 for RoCE v2.
-pub fn query_gid_type_sysfs(ctx: &Context, port: u32, index: u32) -> Result<u32> {
+pub(crate) fn query_gid_type_sysfs(ctx: &Context, port: u32, index: u32) -> Result<u32> {
     match ctx.ops.query_gid_ex(ctx, port, index, 0, GID_ATTR_TYPE) {
         Ok(e) => Ok(if e.gid_type == IBV_GID_TYPE_ROCE_V2 {
             SYSFS_V2
@@ -83,7 +83,7 @@ pub(crate) fn entry_from_bytes(b: &[u8; GID_ENTRY_SIZE]) -> ibv_gid_entry {
 }
 
 /// The bytes of an entry, as the kernel writes them.
-pub fn entry_bytes(e: &ibv_gid_entry) -> [u8; GID_ENTRY_SIZE] {
+pub(crate) fn entry_bytes(e: &ibv_gid_entry) -> [u8; GID_ENTRY_SIZE] {
     let mut b = [0u8; GID_ENTRY_SIZE];
     // SAFETY: both union members are plain bytes of the same size.
     b[..16].copy_from_slice(unsafe { &e.gid.raw });
@@ -101,7 +101,7 @@ fn is_zero(e: &ibv_gid_entry) -> bool {
 
 /// One entry. ENODATA for an empty slot; `fallback_mask` says what the sysfs
 /// fallback needs to read (the ioctl always reports everything).
-pub fn query_gid_ex(
+pub(crate) fn query_gid_ex(
     ctx: &Context,
     port: u32,
     index: u32,
@@ -140,7 +140,7 @@ pub fn query_gid_ex(
 
 /// The valid entries of every port, written at `entry_size` strides into
 /// `out` (whose length says how many fit). Returns how many were written.
-pub fn query_gid_table(
+pub(crate) fn query_gid_table(
     ctx: &Context,
     out: &mut [u8],
     entry_size: usize,
@@ -213,7 +213,7 @@ fn read_file(path: &std::path::Path, buf: &mut [u8]) -> Result<String> {
 }
 
 /// "fe80:0000:...": eight groups of four hex digits.
-pub fn parse_sysfs_gid(s: &str) -> Option<[u8; 16]> {
+pub(crate) fn parse_sysfs_gid(s: &str) -> Option<[u8; 16]> {
     let mut raw = [0u8; 16];
     let b = s.as_bytes();
     for i in 0..8 {

@@ -10,10 +10,10 @@ fn handle(qp: &Obj) -> u32 {
     qp.read_c(|c: &ibv_qp| c.handle)
 }
 
-pub fn attach(qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
+pub(crate) fn attach(qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
     qp.ctx.uverbs.attach_mcast(handle(qp), raw(gid), lid)
 }
 
-pub fn detach(qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
+pub(crate) fn detach(qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
     qp.ctx.uverbs.detach_mcast(handle(qp), raw(gid), lid)
 }

@@ -5,16 +5,16 @@
 //! Providers call these from their `ContextOps`; the verbs layer calls the
 //! provider-independent parts.
 
-pub mod ah_wc;
-pub mod async_event;
-pub mod channel;
-pub mod device;
-pub mod eth_l2;
-pub mod gid;
-pub mod mcast;
-pub mod mr;
-pub mod mw;
-pub mod pd;
-pub mod pkey;
-pub mod port;
-pub mod qp_attr;
+pub(crate) mod ah_wc;
+pub(crate) mod async_event;
+pub(crate) mod channel;
+pub(crate) mod device;
+pub(crate) mod eth_l2;
+pub(crate) mod gid;
+pub(crate) mod mcast;
+pub(crate) mod mr;
+pub(crate) mod mw;
+pub(crate) mod pd;
+pub(crate) mod pkey;
+pub(crate) mod port;
+pub(crate) mod qp_attr;

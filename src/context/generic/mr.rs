@@ -18,15 +18,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How an MR came to be (rdma-core's `enum ibv_mr_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MrType {
+pub(crate) enum MrType {
     Mr,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     Imported,
+    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     Dmabuf,
 }
 
 /// What the library keeps about an MR besides its C struct.
 #[derive(Debug)]
-pub struct MrInfo {
+pub(crate) struct MrInfo {
     pub mr_type: MrType,
     /// The access flags it was registered with.
     pub access: u32,
@@ -36,7 +38,7 @@ pub struct MrInfo {
 
 /// An MR of a uverbs provider: the C struct, then the library's record.
 #[repr(C)]
-pub struct Mr {
+pub(crate) struct Mr {
     /// Changed by ibv_rereg_mr (under `info.lock`) while C reads it.
     pub c: std::cell::UnsafeCell<ibv_mr>,
     pub info: MrInfo,
@@ -53,14 +55,14 @@ unsafe impl Sync for Mr {}
 static MRS: Slab<Mr> = Slab::new(tag_of("Mr"));
 
 /// The data path's check of an MR pointer (the MR of a bind).
-pub fn pin(p: *const ibv_mr) -> Option<Pinned<Mr>> {
+pub(crate) fn pin(p: *const ibv_mr) -> Option<Pinned<Mr>> {
     MRS.pin(p.cast())
 }
 
 impl Mr {
     /// The MR's lkey (fixed at registration; rereg keeps it on rxe).
     #[inline]
-    pub fn lkey(&self) -> u32 {
+    pub(crate) fn lkey(&self) -> u32 {
         // SAFETY: a plain field of our C struct; rereg's writes race with it
         // as in rdma-core.
         #[allow(unsafe_code)]
@@ -72,7 +74,7 @@ impl Mr {
 
 /// The library's record of an MR (every MR a uverbs provider creates has one;
 /// None for another provider's).
-pub fn info(mr: &Obj) -> Option<&MrInfo> {
+pub(crate) fn info(mr: &Obj) -> Option<&MrInfo> {
     // SAFETY: a registered record keeps its object unreleased while `mr`
     // is borrowed; only MRS fills slots of MRS.
     #[allow(unsafe_code)]
@@ -81,7 +83,7 @@ pub fn info(mr: &Obj) -> Option<&MrInfo> {
 
 /// REG_MR for `[addr, addr + len)` at `iova`; fills the C struct as
 /// ibv_cmd_reg_mr does.
-pub fn reg_kernel(
+pub(crate) fn reg_kernel(
     pd: &Obj,
     addr: usize,
     len: usize,
@@ -129,7 +131,7 @@ pub fn reg_kernel(
 }
 
 /// DEREG_MR.
-pub fn dereg_kernel(mr: &Obj) -> Result<()> {
+pub(crate) fn dereg_kernel(mr: &Obj) -> Result<()> {
     mr.ctx.uverbs.dereg_mr(mr.read_c(|c: &ibv_mr| c.handle))
 }
 
@@ -160,7 +162,7 @@ fn core_support(ctx: &Context) -> u64 {
 /// ibv_reg_mr_iova2 (and ibv_reg_mr, ibv_reg_mr_iova): drops the optional
 /// access bits the kernel does not know, keeps the range out of fork()
 /// children (unless on-demand paging), and lets the provider register it.
-pub fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
+pub(crate) fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
     let ctx = &pd.ctx;
     // Unknown bits stay: the kernel (or the provider) judges them.
     let mut flags = Access::from_bits_retain(access);
@@ -196,7 +198,7 @@ pub fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<
 }
 
 /// ibv_reg_dmabuf_mr: the provider's registration, then the C fields.
-pub fn reg_dmabuf(
+pub(crate) fn reg_dmabuf(
     pd: &Obj,
     offset: u64,
     len: usize,
@@ -220,7 +222,7 @@ pub fn reg_dmabuf(
 
 /// ibv_dereg_mr's check-and-destroy, run under the registry lock: the
 /// provider's deregistration, then the range may be inherited by fork() again.
-pub fn dereg(mr: &Obj) -> Result<()> {
+pub(crate) fn dereg(mr: &Obj) -> Result<()> {
     let c = mr.read_c(|c: &ibv_mr| *c);
     let (mr_type, access) = info(mr).map_or((MrType::Mr, 0), |i| (i.mr_type, i.access));
     mr.ctx.ops.dereg_mr(mr)?;
@@ -231,7 +233,7 @@ pub fn dereg(mr: &Obj) -> Result<()> {
 }
 
 /// ibv_rereg_mr: 0, or an `IBV_REREG_MR_ERR_*` code with errno set.
-pub fn rereg(
+pub(crate) fn rereg(
     mr: &Obj,
     flags: c_int,
     pd: *mut ibv_pd,

@@ -8,7 +8,7 @@ use crate::object::slab::{Pinned, Slab, tag_of};
 
 /// An MW of a uverbs provider: just the C struct (bind reads its rkey).
 #[repr(C)]
-pub struct Mw {
+pub(crate) struct Mw {
     /// `rkey` changes with every bind while C reads it.
     pub c: std::cell::UnsafeCell<ibv_mw>,
 }
@@ -25,12 +25,12 @@ impl Mw {
 
     /// The MW's current rkey.
     #[inline]
-    pub fn rkey(&self) -> u32 {
+    pub(crate) fn rkey(&self) -> u32 {
         self.rkey_cell().load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A bind's new rkey.
-    pub fn set_rkey(&self, rkey: u32) {
+    pub(crate) fn set_rkey(&self, rkey: u32) {
         self.rkey_cell()
             .store(rkey, std::sync::atomic::Ordering::Relaxed)
     }
@@ -46,13 +46,13 @@ unsafe impl Sync for Mw {}
 static MWS: Slab<Mw> = Slab::new(tag_of("Mw"));
 
 /// The data path's check of an MW pointer (ibv_bind_mw, bind WRs).
-pub fn pin(p: *const ibv_mw) -> Option<Pinned<Mw>> {
+pub(crate) fn pin(p: *const ibv_mw) -> Option<Pinned<Mw>> {
     MWS.pin(p.cast())
 }
 
 /// ALLOC_MW. The kernel command carries the type in one byte (as rdma-core
 /// sends it); the C struct keeps the caller's value.
-pub fn alloc(pd: &Obj, ty: ibv_mw_type, drv_in: &[u8], drv_out: &mut [u8]) -> Result<New> {
+pub(crate) fn alloc(pd: &Obj, ty: ibv_mw_type, drv_in: &[u8], drv_out: &mut [u8]) -> Result<New> {
     let ctx = &pd.ctx;
     let r = ctx
         .uverbs
@@ -70,6 +70,6 @@ pub fn alloc(pd: &Obj, ty: ibv_mw_type, drv_in: &[u8], drv_out: &mut [u8]) -> Re
 }
 
 /// DEALLOC_MW.
-pub fn dealloc(mw: &Obj) -> Result<()> {
+pub(crate) fn dealloc(mw: &Obj) -> Result<()> {
     mw.ctx.uverbs.dealloc_mw(mw.read_c(|c: &ibv_mw| c.handle))
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// A PD of a uverbs provider: just the C struct.
 #[repr(C)]
-pub struct Pd {
+pub(crate) struct Pd {
     c: ibv_pd,
 }
 
@@ -23,7 +23,7 @@ unsafe impl Sync for Pd {}
 static PDS: Slab<Pd> = Slab::new(tag_of("Pd"));
 
 /// ALLOC_PD; the PD's C struct holds its context and kernel handle.
-pub fn alloc(ctx: &Arc<Context>, drv_in: &[u8], drv_out: &mut [u8]) -> Result<New> {
+pub(crate) fn alloc(ctx: &Arc<Context>, drv_in: &[u8], drv_out: &mut [u8]) -> Result<New> {
     let handle = ctx.uverbs.alloc_pd(drv_in, drv_out)?;
     let c = ibv_pd {
         context: ctx.c_ptr(),
@@ -33,11 +33,11 @@ pub fn alloc(ctx: &Arc<Context>, drv_in: &[u8], drv_out: &mut [u8]) -> Result<Ne
 }
 
 /// The kernel handle of a PD.
-pub fn handle(pd: &Obj) -> u32 {
+pub(crate) fn handle(pd: &Obj) -> u32 {
     pd.read_c(|c: &ibv_pd| c.handle)
 }
 
 /// DEALLOC_PD. The kernel refuses (EBUSY) while objects still use the PD.
-pub fn dealloc(pd: &Obj) -> Result<()> {
+pub(crate) fn dealloc(pd: &Obj) -> Result<()> {
     pd.ctx.uverbs.dealloc_pd(handle(pd))
 }

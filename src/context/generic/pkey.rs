@@ -6,7 +6,7 @@ use crate::sysfs::read_sysfs_file_buf;
 
 /// The P_Key at `index` of `port`, in host order. A missing file (bad port or
 /// index) fails with the errno of opening it.
-pub fn query_pkey(ctx: &Context, port: u8, index: i32) -> Result<u16> {
+pub(crate) fn query_pkey(ctx: &Context, port: u8, index: i32) -> Result<u16> {
     let path = ctx
         .device
         .sysfs

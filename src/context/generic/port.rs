@@ -6,7 +6,7 @@ use crate::context::Context;
 use crate::entry::Result;
 use crate::uverbs::device::QueryPortRespEx;
 
-pub fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
+pub(crate) fn query_port(ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
     fill(attr, &ctx.uverbs.query_port(port)?);
     Ok(())
 }

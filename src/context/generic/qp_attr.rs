@@ -7,7 +7,7 @@ use crate::entry::{Errno, Result};
 use crate::uverbs::qp::{ModifyQp, QpDest, QueryQpResp};
 use std::ffi::c_int;
 
-pub fn dest(ah: &ibv_ah_attr) -> QpDest {
+pub(crate) fn dest(ah: &ibv_ah_attr) -> QpDest {
     QpDest {
         // SAFETY: every bit pattern of the union is a valid byte array.
         dgid: unsafe { ah.grh.dgid.raw },
@@ -25,7 +25,7 @@ pub fn dest(ah: &ibv_ah_attr) -> QpDest {
     }
 }
 
-pub fn ah_from(d: &QpDest) -> ibv_ah_attr {
+pub(crate) fn ah_from(d: &QpDest) -> ibv_ah_attr {
     ibv_ah_attr {
         grh: ibv_global_route {
             dgid: ibv_gid { raw: d.dgid },
@@ -45,7 +45,7 @@ pub fn ah_from(d: &QpDest) -> ibv_ah_attr {
 
 /// Masks from IBV_QP_RATE_LIMIT on need the extended command, which rxe's
 /// modify and query do not use.
-pub fn legacy_mask(mask: c_int) -> Result<u32> {
+pub(crate) fn legacy_mask(mask: c_int) -> Result<u32> {
     let mask = mask as u32;
     if mask & !(IBV_QP_RATE_LIMIT - 1) != 0 {
         return Err(Errno::EOPNOTSUPP);
@@ -54,7 +54,7 @@ pub fn legacy_mask(mask: c_int) -> Result<u32> {
 }
 
 /// The MODIFY_QP request for `attr`/`mask` on QP `qp_handle`.
-pub fn modify_req(qp_handle: u32, attr: &ibv_qp_attr, mask: c_int) -> Result<ModifyQp> {
+pub(crate) fn modify_req(qp_handle: u32, attr: &ibv_qp_attr, mask: c_int) -> Result<ModifyQp> {
     let m = legacy_mask(mask)?;
     let has = |bit: u32| m & bit != 0;
     let mut k = ModifyQp {
@@ -131,7 +131,7 @@ pub fn modify_req(qp_handle: u32, attr: &ibv_qp_attr, mask: c_int) -> Result<Mod
 /// Fills `attr` from a QUERY_QP response: exactly the fields rdma-core's
 /// query fills; the rest stays as the caller had it. Returns the caps and
 /// sq_sig_all for the init attributes.
-pub fn query_into(r: &QueryQpResp, attr: &mut ibv_qp_attr) -> (ibv_qp_cap, c_int) {
+pub(crate) fn query_into(r: &QueryQpResp, attr: &mut ibv_qp_attr) -> (ibv_qp_cap, c_int) {
     attr.qkey = r.qkey;
     attr.rq_psn = r.rq_psn;
     attr.sq_psn = r.sq_psn;
