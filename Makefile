@@ -120,10 +120,12 @@ ub-test:
 # 0 bytes definitely lost, output identical to Debian's. TCG + valgrind is
 # slow: MEMCHECK_ONLY is the subset run in `make test` (each case verified
 # clean); MEMCHECK_MORE the other C tests, run by vm-memcheck-all (clean too).
-# MEMCHECK_SKIP, left out of vm-memcheck-all: c-tests/leak, qp and pd_mr,
-# whose RSS and mapping-count checks measure valgrind's own arena, and
+# MEMCHECK_SKIP, left out of vm-memcheck-all: c-tests/leak, qp, pd_mr and
+# removal, whose RSS and mapping-count checks measure valgrind's own arena;
+# fork, which re-executes itself per mode (valgrind refuses to run the
+# re-executed binary directly); and
 # mt_post_poll, whose 120 s deadline valgrind under TCG cannot meet (memcheck
-# itself reports 0 errors on all four); the bad-input tests, whose ~400
+# itself reports 0 errors on leak, qp, pd_mr, removal and mt_post_poll); the bad-input tests, whose ~400
 # forked cases take about 10 s each under valgrind and TCG (run them with
 # MEMCHECK_SKIP= VM_CASE_TIMEOUT=7200, or a sample: BADINPUT_EVERY=N runs one
 # case in N, e.g. MEMCHECK_SKIP= VM_TEST_ONLY='^c-tests(-64)?/badinput'
@@ -132,7 +134,7 @@ ub-test:
 # objects) until the type-stable object slabs land; none of the C tests posts
 # to a destroyed object yet, so it is empty: add them here, not to MEMCHECK_ONLY.
 MEMCHECK_ONLY ?= ^(ibv_devices|ibv_devinfo|sysfs-missing-ibv_devices|c-tests/(ah|cq|datapath|no_device|wr_api))$$
-MEMCHECK_MORE ?= ^c-tests(-64)?/(device_misc|events|events_cq|seeds|srq|mcast|query|cq_ex_poll_span|pd_mr_fork|batch_mt|verbs64|flush_atomic_write|seeds-64hdr)$$
+MEMCHECK_MORE ?= ^c-tests(-64)?/(device_misc|events|events_cq|seeds|srq|mcast|query|cq_ex_poll_span|pd_mr_fork|batch_mt|verbs64|flush_atomic_write|seeds-64hdr|stress|driver_cmds)$$
 MEMCHECK_AFTER_OBJECTS ?=
 vm-memcheck: all
 	VM_TEST_LIBS="debian memcheck" VM_TEST_ONLY='$(MEMCHECK_ONLY)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=600 \
@@ -150,7 +152,7 @@ soak: all
 
 # Every case of vm/guest/tests.sh under memcheck (not in `make test`: slow),
 # less MEMCHECK_SKIP (see above).
-MEMCHECK_SKIP ?= ^c-tests(-64)?/(leak|qp|pd_mr|mt_post_poll|badinput|badinput_qp|badinput64)$$
+MEMCHECK_SKIP ?= ^c-tests(-64)?/(leak|qp|pd_mr|removal|fork|mt_post_poll|badinput|badinput_qp|badinput64)$$
 vm-memcheck-all: all
 	VM_TEST_LIBS="debian memcheck" VM_TEST_SKIP='$(MEMCHECK_SKIP)' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=900 \
 	  VM_TIMEOUT=7200 VM_RESULTS_NAME=vm-memcheck-all vm/run-tests.sh
