@@ -31,8 +31,8 @@ use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 pub(crate) struct Context {
-    /// In type-stable memory: C may read it after the close.
-    c: stable::CBlock,
+    /// The verbs_context C holds.
+    c: CCtx,
     pub device: Arc<Device>,
     /// The command fd (`ibv_context::cmd_fd`).
     pub uverbs: Uverbs,
@@ -40,9 +40,16 @@ pub(crate) struct Context {
     pub async_fd: OwnedFd,
     /// The provider's half of the context.
     pub ops: Box<dyn ContextOps>,
-    /// A hosted C plugin's context: the `verbs_context` inside the plugin's
-    /// own allocation, which C holds instead of `c`.
-    hosted: Option<std::ptr::NonNull<crate::driver_abi::v34::verbs_context>>,
+}
+
+/// Where a context's verbs_context lives.
+enum CCtx {
+    /// A Rust provider's, in type-stable memory: C may read it after the close.
+    Ours(stable::CBlock),
+    /// A hosted C plugin's: inside the plugin's own allocation (rdma-core
+    /// 44's layout), which lives until the context is closed; it costs no
+    /// block of ours.
+    Hosted(std::ptr::NonNull<crate::driver_abi::v34::verbs_context>),
 }
 
 // SAFETY: the C struct is filled before publication; afterwards only the
@@ -56,18 +63,21 @@ impl CObject for Context {
     fn c_ptr(&self) -> *mut ibv_context {
         // SAFETY: a field projection inside our own allocation, or inside the
         // hosted plugin's context, which lives until the context is closed.
-        match self.hosted {
-            Some(p) => unsafe { &raw mut (*p.as_ptr()).context },
-            None => unsafe { &raw mut (*self.c.get()).context },
+        match &self.c {
+            CCtx::Hosted(p) => unsafe { &raw mut (*p.as_ptr()).context },
+            CCtx::Ours(b) => unsafe { &raw mut (*b.get()).context },
         }
     }
 }
 
 impl Context {
-    /// The verbs_context C sees (a Rust provider's; a hosted plugin's has
+    /// The verbs_context C sees, for a Rust provider (a hosted plugin's has
     /// rdma-core 44's layout and is reached through `c_ptr`).
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn c(&self) -> *mut verbs_context {
-        self.c.get()
+    pub(crate) fn c(&self) -> Option<*mut verbs_context> {
+        match &self.c {
+            CCtx::Ours(b) => Some(b.get()),
+            CCtx::Hosted(_) => None,
+        }
     }
 }

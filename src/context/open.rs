@@ -50,12 +50,11 @@ pub(crate) fn open(
     c.context.abi_compat = ABI_IS_EXTENDED;
 
     Ok(Arc::new(Context {
-        c: super::stable::CBlock::new(c),
+        c: super::CCtx::Ours(super::stable::CBlock::new(c)),
         device: dev.clone(),
         uverbs,
         async_fd,
         ops,
-        hosted: None,
     }))
 }
 
@@ -68,14 +67,11 @@ pub(crate) fn open_hosted(
     vctx: std::ptr::NonNull<crate::driver_abi::v34::verbs_context>,
     ops: Box<dyn ContextOps>,
 ) -> Arc<Context> {
-    // SAFETY: plain C data; all-zero is valid (this copy is never used).
-    let c: verbs_context = unsafe { std::mem::zeroed() };
     Arc::new(Context {
-        c: super::stable::CBlock::new(c),
+        c: super::CCtx::Hosted(vctx),
         device: dev.clone(),
         uverbs,
         async_fd,
         ops,
-        hosted: Some(vctx),
     })
 }
