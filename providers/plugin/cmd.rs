@@ -11,12 +11,12 @@
 #![allow(clippy::missing_safety_doc)]
 
 use super::context::{set_async_fd, with_uverbs};
-use super::objects::Kind;
 use crate::abi::*;
 use crate::context::{Context, EventCounts, generic};
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::object;
+use crate::object::Kind;
 use crate::uverbs::Pod;
 use crate::uverbs::cq::CqCreate;
 use crate::uverbs::mr::RegMr;

@@ -11,7 +11,6 @@ use crate::driver_abi::v34::{self, verbs_context_ops, verbs_device};
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::uverbs::Uverbs;
-use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
@@ -44,26 +43,31 @@ struct Pending {
 }
 
 /// Every hosted context from verbs_init_context to verbs_uninit_context,
-/// by its `ibv_context` address.
-static HOSTED: RwLock<Option<HashMap<usize, Arc<Priv>>>> = RwLock::new(None);
+/// by its `ibv_context` address. A process holds few contexts, so a list
+/// scanned under a read lock is cheaper than hashing the address (the
+/// plugin's every kernel command looks its context up here).
+static HOSTED: RwLock<Vec<(usize, Arc<Priv>)>> = RwLock::new(Vec::new());
+
+/// Runs `f` on the record of the hosted context `ctx` (under the list's read
+/// lock: `f` must not call back into the plugin).
+fn with_priv<R>(ctx: *const ibv_context, f: impl FnOnce(&Arc<Priv>) -> R) -> Result<R> {
+    let g = HOSTED.read().unwrap_or_else(|p| p.into_inner());
+    let k = ctx as usize;
+    g.iter()
+        .find(|(a, _)| *a == k)
+        .map(|(_, p)| f(p))
+        .ok_or(Errno::EINVAL)
+}
 
 pub(crate) fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
-    let g = HOSTED.read().unwrap_or_else(|p| p.into_inner());
-    g.as_ref()
-        .and_then(|m| m.get(&(ctx as usize)))
-        .cloned()
-        .ok_or(Errno::EINVAL)
+    with_priv(ctx, Arc::clone)
 }
 
 /// Whether any hosted context exists: the exported verbs skip the hosted
 /// checks entirely when none does.
 #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
 pub(crate) fn any_hosted() -> bool {
-    HOSTED
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .is_some_and(|m| !m.is_empty())
+    !HOSTED.read().unwrap_or_else(|p| p.into_inner()).is_empty()
 }
 
 /// Runs `f` on the command fd of a hosted context: our Context's once it is
@@ -72,17 +76,19 @@ pub(crate) fn with_uverbs<R>(
     ctx: *const ibv_context,
     f: impl FnOnce(&Uverbs) -> Result<R>,
 ) -> Result<R> {
-    let p = priv_of(ctx)?;
-    if let Some(c) = opened(&p) {
-        return f(&c.uverbs);
+    match with_priv(ctx, |p| opened(p))? {
+        Some(c) => f(&c.uverbs),
+        None => {
+            let p = priv_of(ctx)?;
+            let g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+            f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
+        }
     }
-    let g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
 }
 
 /// Our Context of a hosted context, once opened (without the registry).
 pub(crate) fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
-    opened(&*priv_of(ctx)?).ok_or(Errno::EINVAL)
+    with_priv(ctx, |p| opened(p))?.ok_or(Errno::EINVAL)
 }
 
 fn opened(p: &Priv) -> Option<Arc<Context>> {
@@ -151,9 +157,10 @@ pub(crate) unsafe fn init_context(
     unsafe { v34::with_ours(vctx, |o| o.r#priv = pr) };
     // SAFETY: as above.
     let v = unsafe { &mut *vctx };
+    let key = &raw mut v.context as usize;
     let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
-    g.get_or_insert_with(HashMap::new)
-        .insert(&raw mut v.context as usize, p);
+    g.retain(|(a, _)| *a != key);
+    g.push((key, p));
     Ok(())
 }
 
@@ -167,11 +174,11 @@ pub(crate) unsafe fn uninit_context(vctx: *mut VerbsContext44) {
     }
     // SAFETY: only the address is computed.
     let key = unsafe { &raw mut (*vctx).context } as usize;
-    let gone = HOSTED
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_mut()
-        .and_then(|m| m.remove(&key));
+    let gone = {
+        let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
+        let i = g.iter().position(|(a, _)| *a == key);
+        i.map(|i| g.swap_remove(i))
+    };
     if gone.is_some() {
         // SAFETY: a context we initialised; its mutex is no longer used.
         unsafe { libc::pthread_mutex_destroy(&mut (*vctx).context.mutex) };

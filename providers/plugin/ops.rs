@@ -7,7 +7,7 @@
 #![allow(unsafe_code)]
 
 use super::context::Priv;
-use super::objects::{self, Kind};
+use super::objects;
 use crate::abi::*;
 use crate::context::{Context, ContextOps, EventCounts, New, Obj, generic};
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr, verbs_qp};
@@ -28,12 +28,11 @@ fn ret(r: c_int) -> Result<()> {
 }
 
 /// A plugin's new object, or its errno.
-fn made<T>(p: *mut T, kind: Kind, ctx: *mut ibv_context) -> Result<New> {
+fn made<T>(p: *mut T) -> Result<New> {
     let c = NonNull::new(p.cast::<c_void>()).ok_or_else(|| match Errno::last() {
         Errno(0) => Errno::ENOMEM,
         e => e,
     })?;
-    objects::track(c.as_ptr(), kind, ctx);
     Ok(New::of(c, None))
 }
 
@@ -70,17 +69,25 @@ impl Hosted {
         *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Destroys an object with the plugin's op; forgets it when it went.
+    /// One slot of the plugin's op table (without copying the table).
+    fn slot<F>(&self, f: impl FnOnce(&verbs_context_ops) -> Option<F>) -> Option<F> {
+        f(&self.p.ops.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// One op of the plugin's, or EOPNOTSUPP where it has none.
+    fn op<F>(&self, f: impl FnOnce(&verbs_context_ops) -> Option<F>) -> Result<F> {
+        self.slot(f).ok_or(NO)
+    }
+
+    /// Destroys an object with the plugin's op.
     fn destroy(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
-        ret(f(o.addr().as_ptr()))?;
-        objects::untrack(o.addr().as_ptr());
-        Ok(())
+        ret(f(o.addr().as_ptr()))
     }
 }
 
 impl ContextOps for Hosted {
     fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
-        let f = self.ops().query_device_ex.ok_or(NO)?;
+        let f = self.op(|o| o.query_device_ex)?;
         let a: *mut ibv_device_attr = attr;
         // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
         ret(unsafe {
@@ -98,12 +105,12 @@ impl ContextOps for Hosted {
         attr: &mut ibv_device_attr_ex,
         attr_size: usize,
     ) -> Result<()> {
-        let f = self.ops().query_device_ex.ok_or(NO)?;
+        let f = self.op(|o| o.query_device_ex)?;
         // SAFETY: the caller's struct with its size.
         ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
     }
     fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
-        let f = self.ops().query_port.ok_or(NO)?;
+        let f = self.op(|o| o.query_port)?;
         // SAFETY: the plugin's op on its own context.
         ret(unsafe { f(ctx.c_ptr(), port, attr) })
     }
@@ -131,7 +138,7 @@ impl ContextOps for Hosted {
     }
     fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
         generic::async_event::get_async_event(ctx, event)?;
-        if let Some(f) = self.ops().async_event {
+        if let Some(f) = self.slot(|o| o.async_event) {
             // SAFETY: the plugin's hook on the event just read.
             unsafe { f(ctx.c_ptr(), event) };
         }
@@ -145,7 +152,7 @@ impl ContextOps for Hosted {
     }
     fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
         let (cq, x) = generic::channel::get_cq_event(ch)?;
-        if let Some(f) = self.ops().cq_event {
+        if let Some(f) = self.slot(|o| o.cq_event) {
             // SAFETY: a live CQ of this plugin (found in the registry).
             unsafe { f(cq) };
         }
@@ -155,19 +162,19 @@ impl ContextOps for Hosted {
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
         let c = ctx.c_ptr();
         // SAFETY: the plugin's op on its own context.
-        let pd = unsafe { self.ops().alloc_pd.ok_or(NO)?(c) };
-        let new = made(pd, Kind::Pd, c)?;
+        let pd = unsafe { self.op(|o| o.alloc_pd)?(c) };
+        let new = made(pd)?;
         // SAFETY: the PD the plugin just made.
         unsafe { (*pd).context = c };
         Ok(new)
     }
     fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
-        let f = self.ops().dealloc_pd.ok_or(NO)?;
+        let f = self.op(|o| o.dealloc_pd)?;
         // SAFETY: a live PD of this plugin.
         self.destroy(pd, |p| unsafe { f(p.cast()) })
     }
     fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
-        let f = self.ops().reg_mr.ok_or(NO)?;
+        let f = self.op(|o| o.reg_mr)?;
         // SAFETY: the plugin's op on its live PD.
         let mr = unsafe {
             f(
@@ -178,10 +185,10 @@ impl ContextOps for Hosted {
                 access as c_int,
             )
         };
-        made(mr, Kind::Mr, pd.ctx.c_ptr())
+        made(mr)
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
-        let f = self.ops().dereg_mr.ok_or(NO)?;
+        let f = self.op(|o| o.dereg_mr)?;
         // SAFETY: a live MR of this plugin (a verbs_mr at its head).
         self.destroy(mr, |p| unsafe { f(p.cast::<verbs_mr>()) })
     }
@@ -196,14 +203,14 @@ impl ContextOps for Hosted {
         channel: Option<Arc<Obj>>,
         vector: c_int,
     ) -> Result<New> {
-        let f = self.ops().create_cq.ok_or(NO)?;
+        let f = self.op(|o| o.create_cq)?;
         let c = ctx.c_ptr();
         let ch = channel
             .as_ref()
             .map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
         // SAFETY: the plugin's op on its own context.
         let cq = unsafe { f(c, cqe, ch, vector) };
-        let new = made(cq, Kind::Cq, c)?;
+        let new = made(cq)?;
         // SAFETY: the CQ the plugin just made.
         unsafe { init_cq(cq, c, channel.as_deref(), cq_context) };
         Ok(new)
@@ -214,30 +221,28 @@ impl ContextOps for Hosted {
         attr: &ibv_cq_init_attr_ex,
         channel: Option<Arc<Obj>>,
     ) -> Result<New> {
-        let f = self.ops().create_cq_ex.ok_or(NO)?;
+        let f = self.op(|o| o.create_cq_ex)?;
         let c = ctx.c_ptr();
         let mut a = *attr;
         // SAFETY: the plugin's op on its own context.
         let cq = unsafe { f(c, &mut a) };
-        let new = made(cq, Kind::Cq, c)?;
+        let new = made(cq)?;
         // SAFETY: ibv_cq_ex starts with the ibv_cq fields.
         unsafe { init_cq(cq.cast(), c, channel.as_deref(), attr.cq_context) };
         Ok(new)
     }
     fn resize_cq(&self, cq: &Obj, cqe: c_int) -> Result<()> {
         // SAFETY: a live CQ of this plugin.
-        ret(unsafe { self.ops().resize_cq.ok_or(NO)?(cq.c::<ibv_cq>(), cqe) })
+        ret(unsafe { self.op(|o| o.resize_cq)?(cq.c::<ibv_cq>(), cqe) })
     }
     fn req_notify_cq(&self, cq: &Obj, solicited_only: bool) -> Result<()> {
         // SAFETY: as above.
-        ret(unsafe {
-            self.ops().req_notify_cq.ok_or(NO)?(cq.c::<ibv_cq>(), solicited_only as c_int)
-        })
+        ret(unsafe { self.op(|o| o.req_notify_cq)?(cq.c::<ibv_cq>(), solicited_only as c_int) })
     }
     /// The plugin's destroy waits for the events' acknowledgement itself
     /// (ibv_cmd_destroy_cq), so all reported ones are acknowledged by now.
     fn destroy_cq(&self, cq: &Obj) -> Result<EventCounts> {
-        let f = self.ops().destroy_cq.ok_or(NO)?;
+        let f = self.op(|o| o.destroy_cq)?;
         let ch = cq.read_c(|c: &ibv_cq| c.channel);
         // SAFETY: a live CQ of this plugin.
         self.destroy(cq, |p| unsafe { f(p.cast()) })?;
@@ -248,21 +253,21 @@ impl ContextOps for Hosted {
     }
 
     fn create_qp(&self, pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
-        let f = self.ops().create_qp.ok_or(NO)?;
+        let f = self.op(|o| o.create_qp)?;
         // SAFETY: the plugin's op on its live PD.
         let qp = unsafe { f(pd.c::<ibv_pd>(), attr) };
-        made(qp, Kind::Qp, pd.ctx.c_ptr())
+        made(qp)
     }
     fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
-        let f = self.ops().create_qp_ex.ok_or(NO)?;
+        let f = self.op(|o| o.create_qp_ex)?;
         // SAFETY: the plugin's op on its own context.
         let qp = unsafe { f(ctx.c_ptr(), attr) };
-        made(qp, Kind::Qp, ctx.c_ptr())
+        made(qp)
     }
     fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
         // SAFETY: a live QP of this plugin.
-        ret(unsafe { self.ops().modify_qp.ok_or(NO)?(qp.c::<ibv_qp>(), &mut a, mask) })
+        ret(unsafe { self.op(|o| o.modify_qp)?(qp.c::<ibv_qp>(), &mut a, mask) })
     }
     fn query_qp(
         &self,
@@ -272,16 +277,16 @@ impl ContextOps for Hosted {
         init: &mut ibv_qp_init_attr,
     ) -> Result<()> {
         // SAFETY: a live QP of this plugin; the caller's out structs.
-        ret(unsafe { self.ops().query_qp.ok_or(NO)?(qp.c::<ibv_qp>(), attr, mask, init) })
+        ret(unsafe { self.op(|o| o.query_qp)?(qp.c::<ibv_qp>(), attr, mask, init) })
     }
     fn destroy_qp(&self, qp: &Obj) -> Result<EventCounts> {
-        let f = self.ops().destroy_qp.ok_or(NO)?;
+        let f = self.op(|o| o.destroy_qp)?;
         // SAFETY: a live QP of this plugin.
         self.destroy(qp, |p| unsafe { f(p.cast()) })?;
         Ok(qp.events.acked())
     }
     fn query_qp_data_in_order(&self, qp: &Obj, op: ibv_wr_opcode, flags: u32) -> c_int {
-        match self.ops().query_qp_data_in_order {
+        match self.slot(|o| o.query_qp_data_in_order) {
             // SAFETY: a live QP of this plugin.
             Some(f) => unsafe { f(qp.c::<ibv_qp>(), op, flags) },
             None => 0,
@@ -289,12 +294,12 @@ impl ContextOps for Hosted {
     }
     fn query_ece(&self, qp: &Obj, ece: &mut ibv_ece) -> Result<()> {
         // SAFETY: a live QP of this plugin.
-        ret(unsafe { self.ops().query_ece.ok_or(NO)?(qp.c::<ibv_qp>(), ece) })
+        ret(unsafe { self.op(|o| o.query_ece)?(qp.c::<ibv_qp>(), ece) })
     }
     fn set_ece(&self, qp: &Obj, ece: &ibv_ece) -> Result<()> {
         let mut e = *ece;
         // SAFETY: as above.
-        ret(unsafe { self.ops().set_ece.ok_or(NO)?(qp.c::<ibv_qp>(), &mut e) })
+        ret(unsafe { self.op(|o| o.set_ece)?(qp.c::<ibv_qp>(), &mut e) })
     }
     /// A QP the plugin created as extended (`VERBS_QP_EX`) has one.
     fn qp_ex(&self, qp: &Obj) -> Option<*mut ibv_qp_ex> {
@@ -304,11 +309,11 @@ impl ContextOps for Hosted {
     }
 
     fn create_srq(&self, pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {
-        let f = self.ops().create_srq.ok_or(NO)?;
+        let f = self.op(|o| o.create_srq)?;
         let c = pd.ctx.c_ptr();
         // SAFETY: the plugin's op on its live PD.
         let srq = unsafe { f(pd.c::<ibv_pd>(), attr) };
-        let new = made(srq, Kind::Srq, c)?;
+        let new = made(srq)?;
         // SAFETY: the SRQ the plugin just made (rdma-core's ibv_create_srq).
         unsafe {
             let s = &mut *srq;
@@ -322,22 +327,22 @@ impl ContextOps for Hosted {
         Ok(new)
     }
     fn create_srq_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
-        let f = self.ops().create_srq_ex.ok_or(NO)?;
+        let f = self.op(|o| o.create_srq_ex)?;
         // SAFETY: the plugin's op on its own context.
         let srq = unsafe { f(ctx.c_ptr(), attr) };
-        made(srq, Kind::Srq, ctx.c_ptr())
+        made(srq)
     }
     fn modify_srq(&self, srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
         // SAFETY: a live SRQ of this plugin.
-        ret(unsafe { self.ops().modify_srq.ok_or(NO)?(srq.c::<ibv_srq>(), &mut a, mask) })
+        ret(unsafe { self.op(|o| o.modify_srq)?(srq.c::<ibv_srq>(), &mut a, mask) })
     }
     fn query_srq(&self, srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
         // SAFETY: as above.
-        ret(unsafe { self.ops().query_srq.ok_or(NO)?(srq.c::<ibv_srq>(), attr) })
+        ret(unsafe { self.op(|o| o.query_srq)?(srq.c::<ibv_srq>(), attr) })
     }
     fn destroy_srq(&self, srq: &Obj) -> Result<EventCounts> {
-        let f = self.ops().destroy_srq.ok_or(NO)?;
+        let f = self.op(|o| o.destroy_srq)?;
         // SAFETY: a live SRQ of this plugin.
         self.destroy(srq, |p| unsafe { f(p.cast()) })?;
         Ok(srq.events.acked())
@@ -356,19 +361,19 @@ impl ContextOps for Hosted {
     }
     fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         // SAFETY: a live QP of this plugin; the caller's GID.
-        ret(unsafe { self.ops().attach_mcast.ok_or(NO)?(qp.c::<ibv_qp>(), gid, lid) })
+        ret(unsafe { self.op(|o| o.attach_mcast)?(qp.c::<ibv_qp>(), gid, lid) })
     }
     fn detach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         // SAFETY: as above.
-        ret(unsafe { self.ops().detach_mcast.ok_or(NO)?(qp.c::<ibv_qp>(), gid, lid) })
+        ret(unsafe { self.op(|o| o.detach_mcast)?(qp.c::<ibv_qp>(), gid, lid) })
     }
     fn create_ah(&self, pd: &Obj, attr: &ibv_ah_attr) -> Result<New> {
-        let f = self.ops().create_ah.ok_or(NO)?;
+        let f = self.op(|o| o.create_ah)?;
         let c = pd.ctx.c_ptr();
         let mut a = *attr;
         // SAFETY: the plugin's op on its live PD.
         let ah = unsafe { f(pd.c::<ibv_pd>(), &mut a) };
-        let new = made(ah, Kind::Ah, c)?;
+        let new = made(ah)?;
         // SAFETY: the AH the plugin just made.
         unsafe {
             (*ah).context = c;
@@ -377,7 +382,7 @@ impl ContextOps for Hosted {
         Ok(new)
     }
     fn destroy_ah(&self, ah: &Obj) -> Result<()> {
-        let f = self.ops().destroy_ah.ok_or(NO)?;
+        let f = self.op(|o| o.destroy_ah)?;
         // SAFETY: a live AH of this plugin.
         self.destroy(ah, |p| unsafe { f(p.cast()) })
     }
@@ -385,8 +390,10 @@ impl ContextOps for Hosted {
     /// Whatever C left, then the plugin's free_context (which uninits ours).
     fn close(&self, ctx: &Context) -> Result<()> {
         let c = ctx.c_ptr();
-        objects::destroy_all(c, &self.ops());
-        match self.ops().free_context {
+        if let Ok(ctx) = super::context::context_of(c) {
+            objects::destroy_all(&ctx, &self.ops());
+        }
+        match self.slot(|o| o.free_context) {
             // SAFETY: the plugin frees its own context; C gave it back to us.
             Some(f) => unsafe { f(c) },
             // SAFETY: the context we initialised for the plugin.

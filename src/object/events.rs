@@ -156,7 +156,7 @@ impl<O> Obj<O> {
         });
     }
 
-    /// `ibv_ack_async_event` for a CQ, QP or SRQ event.
+    /// `ibv_ack_async_event` for a CQ, QP, SRQ or WQ event.
     pub(crate) fn ack_async_event(&self) {
         let p = self.addr().as_ptr();
         // SAFETY: as in ack_comp_events, for the kind's events_completed.
@@ -165,6 +165,7 @@ impl<O> Obj<O> {
                 Kind::Cq => store_total(&raw mut (*p.cast::<ibv_cq>()).async_events_completed, t),
                 Kind::Qp => store_total(&raw mut (*p.cast::<ibv_qp>()).events_completed, t),
                 Kind::Srq => store_total(&raw mut (*p.cast::<ibv_srq>()).events_completed, t),
+                Kind::Wq => store_total(&raw mut (*p.cast::<ibv_wq>()).events_completed, t),
                 _ => {}
             }
         });

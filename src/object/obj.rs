@@ -24,6 +24,8 @@ pub(crate) enum Kind {
     Srq,
     Ah,
     Dm,
+    /// Only a hosted plugin's (ibv_create_wq is verbs.h's inline call of its op).
+    Wq,
 }
 
 /// The C struct types C hands us for each kind (`ibv_cq_ex` and `ibv_qp_ex`
@@ -39,7 +41,7 @@ macro_rules! kinds {
 }
 kinds!(ibv_pd => Pd, ibv_mr => Mr, ibv_mw => Mw, ibv_comp_channel => CompChannel,
     ibv_cq => Cq, ibv_cq_ex => Cq, ibv_qp => Qp, ibv_qp_ex => Qp, ibv_srq => Srq,
-    ibv_ah => Ah, ibv_dm => Dm);
+    ibv_ah => Ah, ibv_dm => Dm, ibv_wq => Wq);
 
 /// How the registry releases a provider's object. Rust providers use their
 /// type's [`super::slab::Slab`]; a host of C providers supplies its own (or

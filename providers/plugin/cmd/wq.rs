@@ -2,10 +2,18 @@
 //! cmd.c send them: ibv_cmd_create_wq (the WQ_CREATE method, the extended
 //! write() on kernels without it), ibv_cmd_modify_wq, ibv_cmd_destroy_wq and
 //! ibv_cmd_create_rwq_ind_table (extended write() commands).
+//!
+//! A WQ the kernel created is registered (verbs.h's inline ibv_create_wq
+//! calls the plugin directly, so no verb of ours sees it), which is how
+//! ibv_ack_async_event finds it to count an IBV_EVENT_WQ_FATAL, and
+//! ibv_cmd_destroy_wq waits, as rdma-core 44 does, until the application
+//! has acknowledged every event the kernel reported for it.
 
 use super::{Bufs, EX_HDR, destroy_result, drv, drv_in, put_resp};
 use crate::abi::*;
+use crate::context::{Context, EventCounts, New};
 use crate::entry::{Errno, Result};
+use crate::object;
 use crate::providers::plugin::context::{context_of, with_uverbs};
 use crate::uverbs::wq::{CreateRwqIndTableResp, CreateWq, CreateWqResp, ModifyWq};
 use std::ffi::{c_int, c_void};
@@ -62,8 +70,9 @@ pub(crate) unsafe fn create_wq(
     w.cq = a.cq;
     w.pd = a.pd;
     w.wq_type = a.wq_type;
-    let fd = context_of(ctx)
-        .ok()
+    let c = context_of(ctx).ok();
+    let fd = c
+        .as_ref()
         .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd));
     let core = size_of::<CreateWqResp>();
     let b = Bufs::new(cmd, cmd_size, resp, resp_size);
@@ -77,7 +86,45 @@ pub(crate) unsafe fn create_wq(
     a.max_sge = r.max_sge;
     // SAFETY: the plugin's response buffer.
     unsafe { put_resp(resp, resp_size, &r) };
+    // SAFETY: the plugin's new WQ (checked non-NULL above).
+    unsafe { init_events(wq) };
+    if let (Some(c), Some(p)) = (c, std::ptr::NonNull::new(wq.cast())) {
+        register(c, p);
+    }
     Ok(())
+}
+
+/// The core's event fields of a new WQ (verbs.h's ibv_create_wq sets them
+/// again once the plugin returns; a plugin that fails after this call
+/// destroys the WQ before then).
+///
+/// # Safety
+/// `wq` points to the plugin's WQ.
+unsafe fn init_events(wq: *mut ibv_wq) {
+    // SAFETY: per the contract.
+    unsafe {
+        (*wq).events_completed = 0;
+        libc::pthread_mutex_init(&raw mut (*wq).mutex, std::ptr::null());
+        libc::pthread_cond_init(&raw mut (*wq).cond, std::ptr::null());
+    }
+}
+
+/// Registers a hosted WQ, so that its async events can be acknowledged.
+fn register(ctx: std::sync::Arc<Context>, wq: std::ptr::NonNull<std::ffi::c_void>) {
+    object::adopt::<ibv_wq, Context>(ctx, New::of(wq, None));
+}
+
+/// Waits until `reported` async events of a registered WQ are acknowledged,
+/// then takes it out of the registry (before the plugin frees it). A WQ not
+/// registered (ibv_close_device took it already) has nothing to wait for.
+fn wait_and_forget<O: Send + Sync + 'static>(wq: *const ibv_wq, reported: u32) {
+    if let Ok(o) = object::get::<ibv_wq, O>(wq) {
+        o.events.wait_acked(EventCounts {
+            comp: 0,
+            async_: reported,
+        });
+        let _ = object::take::<ibv_wq, O>(wq);
+    }
 }
 
 /// The MODIFY_WQ request for `a` on `wq_handle`.
@@ -121,13 +168,14 @@ pub(crate) unsafe fn modify_wq(
     Ok(())
 }
 
-/// ibv_cmd_destroy_wq. rdma-core then waits for the WQ's async events to be
-/// acknowledged; our ibv_ack_async_event does not count WQ events yet, so
-/// this does not wait (it would never return after a WQ_FATAL).
+/// ibv_cmd_destroy_wq: the kernel's destroy, then the wait for the events it
+/// reported to be acknowledged (ibv_ack_async_event counts them).
 pub(crate) unsafe fn destroy_wq(wq: *mut ibv_wq) -> Result<()> {
     // SAFETY: the plugin's WQ.
     let w = unsafe { wq.as_ref() }.ok_or(Errno::EINVAL)?;
-    destroy_result(with_uverbs(w.context, |u| u.destroy_wq(w.handle).map(drop)))
+    let reported = destroy_result(with_uverbs(w.context, |u| u.destroy_wq(w.handle)))?;
+    wait_and_forget::<Context>(wq, reported);
+    Ok(())
 }
 
 /// The table's WQ handles, in a payload padded to 8 bytes as rdma-core sends it.

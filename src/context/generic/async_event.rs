@@ -3,7 +3,8 @@
 //! The kernel reports the object of an event by the `user_handle` given when
 //! the object was created. Our convention, for every CQ, QP, SRQ and WQ: that
 //! handle is the address of the object's C struct (the pointer C holds), so
-//! the event hands C back its own pointer, as rdma-core does.
+//! the event hands C back its own pointer, as rdma-core does. (Only a hosted
+//! plugin makes WQs; they are registered by its ibv_cmd_create_wq.)
 #![allow(unsafe_code)]
 
 use crate::abi::*;
@@ -84,7 +85,10 @@ pub(crate) fn get_async_event(ctx: &Context, ev: &mut ibv_async_event) -> Result
             known(h as *const ibv_srq);
             ibv_async_event_element { srq: h as *mut _ }
         }
-        Element::Wq => ibv_async_event_element { wq: h as *mut _ },
+        Element::Wq => {
+            known(h as *const ibv_wq);
+            ibv_async_event_element { wq: h as *mut _ }
+        }
         Element::Port => ibv_async_event_element {
             port_num: d.element as i32,
         },
@@ -108,6 +112,7 @@ pub(crate) fn ack_async_event(ev: &ibv_async_event) {
         Element::Cq => ack_on(p as *const ibv_cq),
         Element::Qp => ack_on(p as *const ibv_qp),
         Element::Srq => ack_on(p as *const ibv_srq),
-        Element::Wq | Element::Port => {}
+        Element::Wq => ack_on(p as *const ibv_wq),
+        Element::Port => {}
     }
 }

@@ -135,3 +135,50 @@ fn table_is_its_handles_padded() {
         Some(Errno::EINVAL)
     );
 }
+
+/// ibv_cmd_destroy_wq's wait: a registered WQ whose kernel reported two
+/// async events is released only after both are acknowledged (the count
+/// ibv_ack_async_event keeps, mirrored into `events_completed`), and then
+/// leaves the registry.
+#[test]
+fn destroy_waits_for_wq_event_acks() {
+    use crate::object::New;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    struct Ctx;
+    // SAFETY: plain C data; all-zero is valid.
+    let w: Box<ibv_wq> = Box::new(unsafe { std::mem::zeroed() });
+    let wq = Box::into_raw(w);
+    let nn = std::ptr::NonNull::new(wq.cast()).unwrap();
+    object::adopt::<ibv_wq, Ctx>(Arc::new(Ctx), New::of(nn, None));
+    let addr = wq as usize;
+    let done = Arc::new(AtomicBool::new(false));
+    let d2 = done.clone();
+    let t = std::thread::spawn(move || {
+        wait_and_forget::<Ctx>(addr as *const ibv_wq, 2);
+        d2.store(true, Ordering::SeqCst);
+    });
+    let ack = || object::get::<ibv_wq, Ctx>(wq).unwrap().ack_async_event();
+    ack();
+    // SAFETY: our WQ; the field is only written atomically by the ack.
+    let completed = || {
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(&raw mut (*wq).events_completed) }
+            .load(Ordering::SeqCst)
+    };
+    assert_eq!(completed(), 1);
+    std::thread::yield_now();
+    assert!(
+        !done.load(Ordering::SeqCst),
+        "returned with an event unacknowledged"
+    );
+    assert!(object::get::<ibv_wq, Ctx>(wq).is_ok());
+    ack();
+    t.join().unwrap();
+    assert!(done.load(Ordering::SeqCst));
+    assert_eq!(completed(), 2);
+    assert!(object::get::<ibv_wq, Ctx>(wq).is_err(), "still registered");
+    // Nothing reported, nothing registered: no wait.
+    wait_and_forget::<Ctx>(wq, 5);
+    // SAFETY: ours, out of the registry.
+    drop(unsafe { Box::from_raw(wq) });
+}
