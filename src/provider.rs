@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::device::Device;
 use crate::entry::{Errno, Result};
 use crate::sysfs::SysfsDevice;
+use std::ffi::c_void;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
@@ -17,6 +18,13 @@ pub(crate) trait Provider: Sync {
     fn matches(&self, dev: &SysfsDevice, driver_id: Option<u32>) -> bool;
     /// ibv_open_device: a new context on `dev`.
     fn open(&self, dev: &Arc<Device>) -> Result<Arc<Context>>;
+    /// verbs_open_device: as [`Provider::open`], with the private data a
+    /// direct-verbs library hands its provider (rdma-core 44's rxe, as ours,
+    /// has none to take).
+    fn open_private(&self, dev: &Arc<Device>, private_data: *mut c_void) -> Result<Arc<Context>> {
+        let _ = private_data;
+        self.open(dev)
+    }
     /// ibv_import_device: a context around a command fd another process or
     /// library opened.
     fn import(&self, dev: &Arc<Device>, cmd_fd: OwnedFd) -> Result<Arc<Context>> {

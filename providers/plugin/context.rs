@@ -274,7 +274,14 @@ fn set_lib_ops(v: &mut verbs_context) {
 
 /// verbs_open_device for a hosted device: the plugin allocates the context
 /// on a fresh command fd, then our Context takes over its fds.
-pub(crate) fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc<Context>> {
+/// `private_data` goes to the plugin's `alloc_context` as is, as in rdma-core
+/// 44 (a direct-verbs library's attributes: `mlx5dv_context_attr` for
+/// `mlx5dv_open_device`); NULL for ibv_open_device.
+pub(crate) fn open(
+    dev: &Arc<Device>,
+    vdev: NonNull<verbs_device>,
+    private_data: *mut c_void,
+) -> Result<Arc<Context>> {
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -287,7 +294,7 @@ pub(crate) fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc
     };
     let alloc = alloc.ok_or(Errno::EOPNOTSUPP)?;
     // SAFETY: the plugin's allocator takes the fd (closing it on failure).
-    let vctx = unsafe { alloc(ibdev, fd, std::ptr::null_mut()) };
+    let vctx = unsafe { alloc(ibdev, fd, private_data) };
     let vctx = NonNull::new(vctx.cast::<VerbsContext44>()).ok_or_else(|| match Errno::last() {
         Errno(0) => Errno::ENOMEM,
         e => e,
@@ -312,3 +319,6 @@ pub(crate) fn open(dev: &Arc<Device>, vdev: NonNull<verbs_device>) -> Result<Arc
     let _ = p.opened.set(Arc::downgrade(&ctx));
     Ok(ctx)
 }
+
+#[cfg(test)]
+mod tests;

@@ -22,7 +22,7 @@ use crate::driver_abi::v34::{verbs_device, verbs_device_ops};
 use crate::entry::{Errno, Result};
 use crate::provider::Provider;
 use crate::sysfs::SysfsDevice;
-use std::ffi::CStr;
+use std::ffi::{CStr, c_void};
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
@@ -90,7 +90,12 @@ impl Provider for Plugin {
 
     /// verbs_open_device: the plugin allocates the context.
     fn open(&self, dev: &Arc<Device>) -> Result<Arc<Context>> {
+        self.open_private(dev, std::ptr::null_mut())
+    }
+
+    /// verbs_open_device: `private_data` goes to the plugin's alloc_context.
+    fn open_private(&self, dev: &Arc<Device>, private_data: *mut c_void) -> Result<Arc<Context>> {
         let vdev = verbs_device_of(dev).ok_or(Errno::EINVAL)?;
-        context::open(dev, vdev)
+        context::open(dev, vdev, private_data)
     }
 }

@@ -39,12 +39,20 @@ fn known() -> MutexGuard<'static, Vec<Found>> {
 
 /// ibv_open_device: a new context on `dev`, from the provider that serves it.
 pub(crate) fn open(dev: &Arc<Device>) -> Result<Arc<Context>> {
+    open_private(dev, std::ptr::null_mut())
+}
+
+/// verbs_open_device: [`open`] with the provider's private data.
+pub(crate) fn open_private(
+    dev: &Arc<Device>,
+    private_data: *mut std::ffi::c_void,
+) -> Result<Arc<Context>> {
     let provider = known()
         .iter()
         .find(|f| Arc::ptr_eq(&f.dev, dev))
         .map(|f| f.provider)
         .ok_or(Errno::ENODEV)?;
-    provider.open(dev)
+    provider.open_private(dev, private_data)
 }
 
 /// Re-reads sysfs: keeps the devices still there, adds new ones that a provider

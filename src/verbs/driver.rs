@@ -100,16 +100,17 @@ pub unsafe extern "C" fn verbs_init_cq(
     }
 }
 
-/// ibv_open_device for a plugin's own use (mlx5dv_open_device).
-/// `private_data` is not passed on yet.
+/// ibv_open_device for a direct-verbs library's own use (mlx5dv_open_device):
+/// a hosted device's plugin gets `private_data` in its `alloc_context`.
 #[unsafe(no_mangle)]
+#[entry(ptr)]
 pub unsafe extern "C" fn verbs_open_device(
     device: *mut ibv_device,
     private_data: *mut c_void,
 ) -> *mut ibv_context {
-    let _ = private_data;
-    // SAFETY: forwarding the caller's device.
-    unsafe { super::device::ibv_open_device(device) }
+    let dev = crate::object::lookup::<crate::device::Device>(device)?;
+    let ctx = crate::discovery::open_private(&dev, private_data)?;
+    Ok(crate::object::publish(ctx))
 }
 
 unsafe extern "C" {
