@@ -229,15 +229,21 @@ pub(crate) unsafe fn query_device_any(
     // SAFETY: the caller's struct of `attr_size` bytes; ours is at least that big.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     let size = attr_size.min(size_of::<ibv_device_attr_ex>());
-    let mut full = generic::device::zeroed_attr_ex();
-    let r = generic::device::query_device_any(&c, &mut full, size)?;
-    // SAFETY: `size` bytes of the caller's struct.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            (&raw const full).cast::<u8>(),
-            (a as *mut ibv_device_attr_ex).cast::<u8>(),
-            size,
-        )
+    let r = if size == size_of::<ibv_device_attr_ex>() {
+        // The whole struct: filled in place, no copy.
+        generic::device::query_device_any(&c, a, size)?
+    } else {
+        let mut full = generic::device::zeroed_attr_ex();
+        let r = generic::device::query_device_any(&c, &mut full, size)?;
+        // SAFETY: `size` bytes of the caller's struct.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&raw const full).cast::<u8>(),
+                (a as *mut ibv_device_attr_ex).cast::<u8>(),
+                size,
+            )
+        };
+        r
     };
     if !resp.is_null() && !resp_size.is_null() {
         // SAFETY: the plugin's response buffer and its size.

@@ -14,6 +14,7 @@ use crate::uverbs::Uverbs;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use v34::verbs_context as VerbsContext44;
 
@@ -34,6 +35,29 @@ pub(crate) struct Priv {
     /// through this, never through the object registry: some verbs call the
     /// plugin while holding the registry's lock (destroys checked under it).
     opened: std::sync::OnceLock<std::sync::Weak<Context>>,
+    /// Objects made through our verbs (and WQs) less those destroyed
+    /// through them: close looks for leftovers only when some may be left.
+    live: AtomicUsize,
+}
+
+impl Priv {
+    pub(crate) fn count_object(&self) {
+        self.live.fetch_add(1, Ordering::Relaxed);
+    }
+    pub(crate) fn uncount_object(&self) {
+        let _ = self
+            .live
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+    /// Whether objects may be left (never false while one is).
+    pub(crate) fn objects_left(&self) -> bool {
+        self.live.load(Ordering::Relaxed) != 0
+    }
+}
+
+/// Counts a WQ registered outside our verbs (see [`Priv::count_object`]).
+pub(crate) fn count_object(ctx: *const ibv_context) {
+    let _ = with_priv(ctx, |p| p.count_object());
 }
 
 #[derive(Default)]
@@ -150,6 +174,7 @@ pub(crate) unsafe fn init_context(
         }),
         device: dev,
         opened: std::sync::OnceLock::new(),
+        live: AtomicUsize::new(0),
     });
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();

@@ -27,15 +27,6 @@ fn ret(r: c_int) -> Result<()> {
     if r == 0 { Ok(()) } else { Err(Errno(r)) }
 }
 
-/// A plugin's new object, or its errno.
-fn made<T>(p: *mut T) -> Result<New> {
-    let c = NonNull::new(p.cast::<c_void>()).ok_or_else(|| match Errno::last() {
-        Errno(0) => Errno::ENOMEM,
-        e => e,
-    })?;
-    Ok(New::of(c, None))
-}
-
 /// rdma-core's verbs_init_cq: the core's fields of a new CQ, and a channel
 /// reference.
 ///
@@ -79,9 +70,21 @@ impl Hosted {
         self.slot(f).ok_or(NO)
     }
 
+    /// A plugin's new object (counted for close), or its errno.
+    fn made<T>(&self, p: *mut T) -> Result<New> {
+        let c = NonNull::new(p.cast::<c_void>()).ok_or_else(|| match Errno::last() {
+            Errno(0) => Errno::ENOMEM,
+            e => e,
+        })?;
+        self.p.count_object();
+        Ok(New::of(c, None))
+    }
+
     /// Destroys an object with the plugin's op.
     fn destroy(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
-        ret(f(o.addr().as_ptr()))
+        ret(f(o.addr().as_ptr()))?;
+        self.p.uncount_object();
+        Ok(())
     }
 }
 
@@ -163,7 +166,7 @@ impl ContextOps for Hosted {
         let c = ctx.c_ptr();
         // SAFETY: the plugin's op on its own context.
         let pd = unsafe { self.op(|o| o.alloc_pd)?(c) };
-        let new = made(pd)?;
+        let new = self.made(pd)?;
         // SAFETY: the PD the plugin just made.
         unsafe { (*pd).context = c };
         Ok(new)
@@ -185,7 +188,7 @@ impl ContextOps for Hosted {
                 access as c_int,
             )
         };
-        made(mr)
+        self.made(mr)
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         let f = self.op(|o| o.dereg_mr)?;
@@ -210,7 +213,7 @@ impl ContextOps for Hosted {
             .map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
         // SAFETY: the plugin's op on its own context.
         let cq = unsafe { f(c, cqe, ch, vector) };
-        let new = made(cq)?;
+        let new = self.made(cq)?;
         // SAFETY: the CQ the plugin just made.
         unsafe { init_cq(cq, c, channel.as_deref(), cq_context) };
         Ok(new)
@@ -226,7 +229,7 @@ impl ContextOps for Hosted {
         let mut a = *attr;
         // SAFETY: the plugin's op on its own context.
         let cq = unsafe { f(c, &mut a) };
-        let new = made(cq)?;
+        let new = self.made(cq)?;
         // SAFETY: ibv_cq_ex starts with the ibv_cq fields.
         unsafe { init_cq(cq.cast(), c, channel.as_deref(), attr.cq_context) };
         Ok(new)
@@ -256,13 +259,13 @@ impl ContextOps for Hosted {
         let f = self.op(|o| o.create_qp)?;
         // SAFETY: the plugin's op on its live PD.
         let qp = unsafe { f(pd.c::<ibv_pd>(), attr) };
-        made(qp)
+        self.made(qp)
     }
     fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
         let f = self.op(|o| o.create_qp_ex)?;
         // SAFETY: the plugin's op on its own context.
         let qp = unsafe { f(ctx.c_ptr(), attr) };
-        made(qp)
+        self.made(qp)
     }
     fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
@@ -313,7 +316,7 @@ impl ContextOps for Hosted {
         let c = pd.ctx.c_ptr();
         // SAFETY: the plugin's op on its live PD.
         let srq = unsafe { f(pd.c::<ibv_pd>(), attr) };
-        let new = made(srq)?;
+        let new = self.made(srq)?;
         // SAFETY: the SRQ the plugin just made (rdma-core's ibv_create_srq).
         unsafe {
             let s = &mut *srq;
@@ -330,7 +333,7 @@ impl ContextOps for Hosted {
         let f = self.op(|o| o.create_srq_ex)?;
         // SAFETY: the plugin's op on its own context.
         let srq = unsafe { f(ctx.c_ptr(), attr) };
-        made(srq)
+        self.made(srq)
     }
     fn modify_srq(&self, srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
@@ -373,7 +376,7 @@ impl ContextOps for Hosted {
         let mut a = *attr;
         // SAFETY: the plugin's op on its live PD.
         let ah = unsafe { f(pd.c::<ibv_pd>(), &mut a) };
-        let new = made(ah)?;
+        let new = self.made(ah)?;
         // SAFETY: the AH the plugin just made.
         unsafe {
             (*ah).context = c;
@@ -390,7 +393,10 @@ impl ContextOps for Hosted {
     /// Whatever C left, then the plugin's free_context (which uninits ours).
     fn close(&self, ctx: &Context) -> Result<()> {
         let c = ctx.c_ptr();
-        if let Ok(ctx) = super::context::context_of(c) {
+        // Only a context with objects left pays for the registry's scan.
+        if self.p.objects_left()
+            && let Ok(ctx) = super::context::context_of(c)
+        {
             objects::destroy_all(&ctx, &self.ops());
         }
         match self.slot(|o| o.free_context) {

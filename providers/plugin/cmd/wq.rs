@@ -90,6 +90,8 @@ pub(crate) unsafe fn create_wq(
     unsafe { init_events(wq) };
     if let (Some(c), Some(p)) = (c, std::ptr::NonNull::new(wq.cast())) {
         register(c, p);
+        // Never uncounted: a context that had a WQ looks for leftovers at close.
+        crate::providers::plugin::context::count_object(ctx);
     }
     Ok(())
 }
