@@ -30,6 +30,7 @@
 #![allow(unsafe_code)]
 
 use super::Token;
+use super::obj::{Home, Probe, RecSpace};
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
@@ -52,6 +53,11 @@ struct Slot<T> {
     tag: AtomicU64,
     /// Data-path calls in flight on this slot ([`Pinned`]).
     pins: AtomicU32,
+    /// The control path's hold on the object: whether C holds it and how
+    /// many references the core has (see `super::rec`).
+    state: AtomicU32,
+    /// The object's registry record while `state` is not 0.
+    rec: UnsafeCell<MaybeUninit<RecSpace>>,
     val: UnsafeCell<MaybeUninit<T>>,
 }
 
@@ -328,7 +334,9 @@ impl<T: Send + Sync + 'static> Vacant<T> {
         }
         // SAFETY: projection inside our chunk.
         let p = unsafe { (*slot).val.get() }.cast::<c_void>();
-        super::New::of(NonNull::new(p).expect("slot address"), Some(slab))
+        // SAFETY: our slot, never unmapped.
+        let home = Slot::home(unsafe { &*slot });
+        super::New::in_slot(NonNull::new(p).expect("slot address"), slab, home, slab)
     }
 }
 
@@ -369,6 +377,37 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
     }
 }
 
+impl<T> Slot<T> {
+    fn home(&'static self) -> Home {
+        Home {
+            state: &self.state,
+            rec: NonNull::new(self.rec.get().cast()).expect("slot address"),
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> Probe for Slab<T> {
+    #[inline]
+    fn home(&self, p: *const c_void) -> Option<Home> {
+        let s = self.slot_of(p)?;
+        // SAFETY: slots are never unmapped (type-stable memory).
+        let s: &'static Slot<T> = unsafe { &*std::ptr::from_ref(s) };
+        Some(s.home())
+    }
+
+    fn each(&self, f: &mut dyn FnMut(Home)) {
+        let len = self.len.load(Ordering::Acquire);
+        let base = self.base.load(Ordering::Relaxed);
+        for k in 0..len {
+            let s = base
+                .wrapping_add(k * size_of::<Slot<T>>())
+                .cast::<Slot<T>>();
+            // SAFETY: a committed slot, never unmapped.
+            f(unsafe { &*s }.home());
+        }
+    }
+}
+
 /// One data-path call's hold on a live object: the object cannot be
 /// released until it goes (see the module doc).
 pub(crate) struct Pinned<T: 'static> {
@@ -402,7 +441,7 @@ impl<T> Drop for Pinned<T> {
     }
 }
 
-const _: () = assert!(VAL >= 12);
+const _: () = assert!(VAL >= 16);
 
 #[cfg(test)]
 mod tests {
