@@ -213,6 +213,7 @@ pub(crate) fn status(kernel_copies_on_fork: bool) -> ForkStatus {
 
 /// ibv_dontfork_range / ibv_dofork_range. Without ibv_fork_init they only note
 /// that it is now too late to call it, as rdma-core does.
+#[inline]
 pub(crate) fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
     // Marked before ENABLED is read again, and init reads TOO_LATE before
     // setting ENABLED: a racing init either fails or this range is tracked.
@@ -222,6 +223,14 @@ pub(crate) fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
             return Ok(());
         }
     }
+    tracked(base, size, advice)
+}
+
+/// [`range`] after ibv_fork_init: out of line, so that the common case
+/// (every reg_mr and dereg_mr) is a few instructions in its caller.
+#[cold]
+#[inline(never)]
+fn tracked(base: usize, size: usize, advice: Advice) -> Result<()> {
     let mut st = state();
     let page = if st.huge_pages { 2 << 20 } else { page_size() };
     let Some(ranges) = st.ranges.as_mut() else {

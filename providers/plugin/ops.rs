@@ -9,7 +9,7 @@
 use super::context::Priv;
 use super::objects;
 use crate::abi::*;
-use crate::context::{Context, ContextOps, EventCounts, New, Obj, generic};
+use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef, generic};
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr, verbs_qp};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
@@ -203,7 +203,7 @@ impl ContextOps for Hosted {
         ctx: &Arc<Context>,
         cqe: c_int,
         cq_context: *mut c_void,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
         vector: c_int,
     ) -> Result<New> {
         let f = self.op(|o| o.create_cq)?;
@@ -222,7 +222,7 @@ impl ContextOps for Hosted {
         &self,
         ctx: &Arc<Context>,
         attr: &ibv_cq_init_attr_ex,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
     ) -> Result<New> {
         let f = self.op(|o| o.create_cq_ex)?;
         let c = ctx.c_ptr();

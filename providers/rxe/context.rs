@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{cq, qp, srq};
 use crate::abi::*;
 use crate::context::generic::{self, device::fw_ver_triplet};
-use crate::context::{Context, ContextOps, EventCounts, New, Obj};
+use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef};
 use crate::device::copy_c_str;
 use crate::entry::Result;
 
@@ -139,7 +139,7 @@ impl ContextOps for RxeContext {
         ctx: &Arc<Context>,
         cqe: c_int,
         cq_context: *mut c_void,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
         comp_vector: c_int,
     ) -> Result<New> {
         let a = cq::CqArgs {
@@ -156,7 +156,7 @@ impl ContextOps for RxeContext {
         &self,
         ctx: &Arc<Context>,
         attr: &ibv_cq_init_attr_ex,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
     ) -> Result<New> {
         let a = cq::CqArgs {
             flags: cq::ex_flags(attr)?,

@@ -16,7 +16,7 @@ use super::obj::cq::{CQS, CqInner, CqState, RxeCq, state};
 use super::queue::ConsumerQueue;
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
-use crate::context::{Context, EventCounts, New, Obj};
+use crate::context::{Context, EventCounts, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
 use crate::uverbs::Pod;
@@ -38,7 +38,7 @@ const CQ_FLAGS_IGNORE_OVERRUN: u32 = 1 << 1;
 pub(super) struct CqArgs {
     pub cqe: c_int,
     pub cq_context: *mut c_void,
-    pub channel: Option<Arc<Obj>>,
+    pub channel: Option<ObjRef>,
     pub comp_vector: c_int,
     /// IB_UVERBS_CQ_FLAGS_*
     pub flags: u32,

@@ -16,7 +16,7 @@ use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
 use crate::context::generic::qp_attr;
-use crate::context::{Context, EventCounts, New, Obj};
+use crate::context::{Context, EventCounts, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
@@ -89,13 +89,13 @@ pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> R
     if attr.comp_mask & IBV_QP_INIT_ATTR_PD == 0 {
         return Err(Errno::EINVAL);
     }
-    let pd: Arc<Obj> = object::get(attr.pd)?;
+    let pd: ObjRef = object::get(attr.pd)?;
     create_common(ctx, &pd, attr, true)
 }
 
 /// A CQ or SRQ named in the attributes: live, of kind `C`, in `ctx`.
-fn same_ctx<C: object::KindOf>(ctx: &Arc<Context>, p: *const C) -> Result<Arc<Obj>> {
-    let o: Arc<Obj> = object::get(p)?;
+fn same_ctx<C: object::KindOf>(ctx: &Arc<Context>, p: *const C) -> Result<ObjRef> {
+    let o: ObjRef = object::get(p)?;
     if Arc::ptr_eq(ctx, &o.ctx) {
         Ok(o)
     } else {

@@ -11,7 +11,7 @@ use super::mmap::Mmap;
 use super::queue::ProducerQueue;
 use super::wqe::RECV_WQE_SIZE;
 use crate::abi::*;
-use crate::context::{Context, EventCounts, New, Obj};
+use crate::context::{Context, EventCounts, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::slab::{Pinned, Slab, Vacant, tag_of};
 use crate::object::{self, CObject};
@@ -133,7 +133,7 @@ pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> 
         true => attr.srq_type,
         false => ibv_srq_type::IBV_SRQT_BASIC,
     };
-    let pd: Arc<Obj> = object::get(attr.pd)?;
+    let pd: ObjRef = object::get(attr.pd)?;
     if !Arc::ptr_eq(ctx, &pd.ctx) {
         return Err(Errno::EINVAL);
     }
@@ -161,7 +161,7 @@ pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> 
             {
                 return Err(Errno::EINVAL);
             }
-            let cq: Arc<Obj> = object::get(attr.cq)?;
+            let cq: ObjRef = object::get(attr.cq)?;
             let req = CreateXsrq {
                 user_handle,
                 srq_type: srq_type.0,

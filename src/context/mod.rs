@@ -22,6 +22,8 @@ pub(crate) use ops::ContextOps;
 
 /// The registry's record of an object of a context (see `crate::object`).
 pub(crate) type Obj = crate::object::Obj<Context>;
+/// A counted reference to a registry record ([`crate::object::get`]).
+pub(crate) type ObjRef = crate::object::Ref<Context>;
 
 use crate::abi::{ibv_context, verbs_context};
 use crate::device::Device;

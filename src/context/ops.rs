@@ -11,7 +11,7 @@
 //! pointer C will hold (the head of the provider's object, also the kernel's
 //! `user_handle`) and the token that releases it; the verbs layer adopts it
 //! into the registry with the generic bookkeeping (owning context, event
-//! acknowledgements, destroy claim). The provider never sees `Arc<Obj>` of
+//! acknowledgements, destroy claim). The provider never sees `ObjRef` of
 //! the object it creates, only of the objects it is given.
 
 use super::*;
@@ -127,7 +127,7 @@ pub(crate) trait ContextOps: Send + Sync {
         ctx: &Arc<Context>,
         cqe: c_int,
         cq_context: *mut c_void,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
         comp_vector: c_int,
     ) -> Result<New> {
         Err(NO)
@@ -137,7 +137,7 @@ pub(crate) trait ContextOps: Send + Sync {
         &self,
         ctx: &Arc<Context>,
         attr: &ibv_cq_init_attr_ex,
-        channel: Option<Arc<Obj>>,
+        channel: Option<ObjRef>,
     ) -> Result<New> {
         Err(NO)
     }

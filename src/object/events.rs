@@ -7,12 +7,12 @@
 //! registered while it waits, so those acknowledgements can still find it.
 #![allow(unsafe_code)]
 
-use super::{Kind, KindOf, Obj};
+use super::{Kind, KindOf, Obj, Ref};
 use crate::abi::*;
 use crate::entry::{Errno, Result};
 use crate::object;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 /// Event counts of one object: completion events (CQs only) and async events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -129,14 +129,16 @@ unsafe fn store_total(f: *mut u32, t: u32) {
 pub(crate) fn destroy<C: KindOf, O: Send + Sync + 'static>(
     p: *const C,
     kernel: impl FnOnce(&Obj<O>) -> Result<EventCounts>,
-) -> Result<Arc<Obj<O>>> {
+) -> Result<Ref<O>> {
     let obj = object::get::<C, O>(p)?;
     obj.events.claim_destroy()?;
     match kernel(&obj) {
         Ok(reported) => {
             obj.retire();
             obj.events.wait_acked(reported);
-            object::take::<C, O>(p)?;
+            if !object::unregister(&obj) {
+                return Err(Errno::EINVAL);
+            }
             Ok(obj)
         }
         Err(e) => {
@@ -197,6 +199,7 @@ impl<O> Obj<O> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn destroy_waits_for_acks() {

@@ -1,11 +1,22 @@
 //! Ownership of the objects whose addresses C holds: the control path's way in.
 //!
-//! Every object we hand to C (device, context, PD, CQ, QP, ...) is an `Arc` kept
-//! in one registry keyed by the address of its C struct. A pointer coming back
-//! from C is only dereferenced after it is found there with the right kind, so a
-//! stale, foreign or garbage pointer gives EINVAL instead of undefined behaviour,
-//! and an object stays alive while a verb is using it even if another thread
-//! destroys it meanwhile.
+//! Every object we hand to C (device, context, PD, CQ, QP, ...) has a record
+//! the core finds by the address of its C struct. A pointer coming back from C
+//! is only dereferenced after its record is found with the right kind, so a
+//! stale, foreign or garbage pointer gives EINVAL instead of undefined
+//! behaviour, and an object stays alive while a verb is using it even if
+//! another thread destroys it meanwhile (a counted [`Ref`]).
+//!
+//! Where the record lives:
+//! - A Rust provider's object lives in a type-stable slab slot ([`slab`]); its
+//!   record lives in the same slot's header, counted by the slot's state word
+//!   (registered flag + references, see `rec`). Creating one takes a slot and
+//!   allocates nothing; finding one is the kind's slab's address check (one
+//!   multiply and compare) and a compare-and-swap on the count. Each kind has
+//!   at most one slab, learnt at its first object (`SLABS`).
+//! - A hosted C provider's objects (arbitrary C addresses) and the roots
+//!   (device, context) are heap `Arc`s in one map keyed by address.
+//!   [`get`] tries the kind's slab first, then the map.
 //!
 //! # The object model (API summary)
 //! - Roots (device, context) are Rust objects ([`CObject`]): [`publish`],
@@ -14,30 +25,38 @@
 //!   it: its [`Kind`], the C pointer (the head of the provider's object: a Rust
 //!   provider's `#[repr(C)]` slab object or a C provider's own struct), its
 //!   owning context (`obj.ctx`, whose `ops` the verbs dispatch to), the generic
-//!   bookkeeping ([`Events`]: event acknowledgements, destroy claim) and the
-//!   provider's ownership [`Token`].
-//! - A provider's create returns a [`New`] (C pointer + token); the verbs layer
-//!   wraps it with [`adopt`] (kind from the C type, see [`KindOf`]) and hands
-//!   the pointer to C. [`get`] finds a live object of a kind (`get::<ibv_qp, _>`),
-//!   [`take`]/[`take_if`] remove it (destroy), [`events::destroy`] runs the
+//!   bookkeeping ([`events::Events`]: event acknowledgements, destroy claim)
+//!   and the provider's ownership [`Token`].
+//! - A provider's create returns a [`New`] (C pointer + token, and the slot
+//!   for a slab object); the verbs layer wraps it with [`adopt`] (kind from
+//!   the C type, see [`KindOf`]) and hands the pointer to C. [`get`] finds a
+//!   live object of a kind (`get::<ibv_qp, _>`) and returns a [`Ref`] (derefs
+//!   to the `Obj`), [`take_if`] removes it (destroy; the destroy claim makes
+//!   two destroys exclusive), [`events::destroy`] runs the
 //!   event-acknowledging destroy of CQs, QPs and SRQs, [`take_owned_by`] all
-//!   the objects of a closed context.
+//!   the objects of a closed context (walking the slabs' slots, then the map).
+//!   The object is released when its last `Ref` goes.
 //! - The data path does not come here: a Rust provider checks C's pointers
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
-//!   check, see `slab`).
+//!   check, see `slab`); destroy fences it out ([`Token::retire`]) before
+//!   waiting for event acknowledgements.
 
 pub(crate) mod events;
 mod obj;
+mod rec;
 pub(crate) mod slab;
 
 pub(crate) use events::EventCounts;
+use obj::{KINDS, Probe};
 pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
+pub(crate) use rec::Ref;
 
 use crate::entry::{Errno, Result};
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// A Rust object that owns a C struct at a stable address.
 pub(crate) trait CObject: Any + Send + Sync {
@@ -147,9 +166,29 @@ fn retire_where(
     })
 }
 
+/// The slab (at most one per kind) whose slots hold the records of a kind's
+/// Rust-provider objects, with the owner type `O` of those records.
+static SLABS: [OnceLock<(&'static dyn Probe, TypeId)>; KINDS] = [const { OnceLock::new() }; KINDS];
+
+/// The slab registered for `k` with owner `O`.
+#[inline]
+fn slab_of<O: 'static>(k: Kind) -> Option<&'static dyn Probe> {
+    SLABS[k as usize]
+        .get()
+        .filter(|(_, t)| *t == TypeId::of::<O>())
+        .map(|(p, _)| *p)
+}
+
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
-/// `ctx`; returns the pointer C gets.
+/// `ctx`; returns the pointer C gets. A slab's object keeps its record in
+/// its slot (no allocation); a hosted C provider's goes into the map.
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
+    if let Some((_, probe)) = new.home() {
+        let e = SLABS[C::KIND as usize].get_or_init(|| (probe, TypeId::of::<O>()));
+        if std::ptr::addr_eq(e.0, probe) && e.1 == TypeId::of::<O>() {
+            return Ref::register(C::KIND, ctx, new).as_ptr().cast();
+        }
+    }
     let obj = Arc::new(Obj::new(C::KIND, ctx, new));
     let p = obj.c::<C>();
     with_map(|m| m.insert(p as usize, obj as Entry));
@@ -160,8 +199,23 @@ fn as_kind<C: KindOf, O: Send + Sync + 'static>(e: &Entry) -> Option<&Obj<O>> {
     e.downcast_ref::<Obj<O>>().filter(|o| o.kind() == C::KIND)
 }
 
-/// The live object C's pointer `p` names, if it is one of kind `C::KIND`.
-pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
+/// The live object C's pointer `p` names, if it is one of kind `C::KIND`:
+/// first by the kind's slab (address check), then in the map.
+#[inline]
+pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
+    if let Some(slab) = slab_of::<O>(C::KIND)
+        && let Some(home) = slab.home(p.cast())
+        && let Some(r) = Ref::<O>::acquire(home)
+    {
+        if r.kind() == C::KIND {
+            return Ok(r);
+        }
+        return Err(Errno::EINVAL);
+    }
+    get_mapped::<C, O>(p)
+}
+
+fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -170,55 +224,81 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ar
     let r = e.filter(|e| as_kind::<C, O>(e).is_some()).cloned();
     drop(g);
     r.and_then(|e| e.downcast::<Obj<O>>().ok())
+        .map(Ref::from_arc)
         .ok_or(Errno::EINVAL)
 }
 
-/// Takes an object back from C (a destroy): see [`take_if`].
-pub(crate) fn take<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Arc<Obj<O>>> {
-    take_if::<C, O>(p, |_| Ok(()))
+/// Takes `r`'s object back from C: `get` no longer finds it; false if
+/// another thread did first. The object goes when the last [`Ref`] does.
+pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
+    if let Some(won) = r.unregister() {
+        return won;
+    }
+    let key = r.addr().as_ptr() as usize;
+    let e = with_map(|m| m.remove(&key));
+    e.is_some()
 }
 
 /// Takes the object of kind `C::KIND` at `p` back from C when `can_go`
-/// agrees (the provider's destroy), checked under the registry lock so two
-/// destroys of one object cannot both succeed. The object is released when
-/// the returned reference (and any a verb in flight holds) goes.
+/// agrees (the provider's destroy). The destroy claim ([`events::Events`]) makes
+/// two destroys of one object exclusive: the second gets EINVAL; a failed
+/// one leaves the object as it was. The object is released when the
+/// returned reference (and any a verb in flight holds) goes.
 pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
     p: *const C,
     can_go: impl FnOnce(&Obj<O>) -> Result<()>,
-) -> Result<Arc<Obj<O>>> {
-    if p.is_null() {
+) -> Result<Ref<O>> {
+    let obj = get::<C, O>(p)?;
+    obj.events.claim_destroy()?;
+    if let Err(e) = can_go(&obj) {
+        obj.events.release_destroy();
+        return Err(e);
+    }
+    if !unregister(&obj) {
         return Err(Errno::EINVAL);
     }
-    let key = p as usize;
-    let r = with_map(|m| {
-        let obj = m
-            .get(&key)
-            .and_then(|e| as_kind::<C, O>(e))
-            .ok_or(Errno::EINVAL)?;
-        can_go(obj)?;
-        m.remove(&key)
-            .and_then(|e| e.downcast::<Obj<O>>().ok())
-            .ok_or(Errno::EINVAL)
-    });
-    if let Ok(o) = &r {
-        o.retire();
-    }
-    r
+    obj.retire();
+    Ok(obj)
 }
 
-/// Takes back from C every object owned by `ctx` (ibv_close_device). They
-/// are returned so that the caller drops them outside the registry lock.
-pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Entry> {
-    retire_where(|e| {
-        e.downcast_ref::<Obj<O>>()
-            .is_some_and(|o| Arc::ptr_eq(&o.ctx, ctx))
-    })
+/// Takes back from C every object owned by `ctx` (ibv_close_device): the
+/// live slots of every kind's slab, then the map. They are returned so that
+/// the caller drops them outside the registry lock.
+pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O>> {
+    let mut out = Vec::new();
+    for slab in SLABS.iter().filter_map(OnceLock::get) {
+        if slab.1 != TypeId::of::<O>() {
+            continue;
+        }
+        slab.0.each(&mut |home| {
+            if let Some(r) = Ref::<O>::acquire(home)
+                && Arc::ptr_eq(&r.ctx, ctx)
+                && r.unregister() == Some(true)
+            {
+                out.push(r);
+            }
+        });
+    }
+    out.extend(
+        retire_where(|e| {
+            e.downcast_ref::<Obj<O>>()
+                .is_some_and(|o| Arc::ptr_eq(&o.ctx, ctx))
+        })
+        .into_iter()
+        .filter_map(|e| e.downcast::<Obj<O>>().ok())
+        .map(Ref::from_arc),
+    );
+    out
 }
 
 /// How many objects C holds now (for leak tests).
 #[allow(dead_code)]
 pub(crate) fn live_count() -> usize {
-    REGISTRY
+    let mut n = 0;
+    for k in SLABS.iter().filter_map(OnceLock::get) {
+        k.0.each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
+    }
+    n + REGISTRY
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .as_ref()
@@ -267,5 +347,101 @@ mod tests {
         assert!(retire::<Fake>(p).is_ok());
         assert_eq!(retire::<Fake>(p).err(), Some(Errno::EINVAL));
         assert_eq!(lookup::<Fake>(p).err(), Some(Errno::EINVAL));
+    }
+
+    use crate::abi::{ibv_dm, ibv_pd};
+    use slab::{Slab, tag_of};
+
+    /// A slab object (kind Dm: no real provider's slab uses that kind).
+    #[repr(C)]
+    struct Thing {
+        /// Stands for the C struct (the registry does not read a DM's).
+        c: [u64; 4],
+        alive: Arc<()>,
+    }
+    static THINGS: Slab<Thing> = Slab::new(tag_of("object::tests::Thing"));
+    /// The owner (a context) of the test's records.
+    struct Owner;
+
+    fn make(ctx: &Arc<Owner>) -> (*mut ibv_dm, Arc<()>) {
+        let alive = Arc::new(());
+        let new = THINGS.vacant().fill(Thing {
+            c: [0; 4],
+            alive: alive.clone(),
+        });
+        (adopt::<ibv_dm, Owner>(ctx.clone(), new), alive)
+    }
+
+    #[test]
+    fn slot_records_get_take() {
+        let ctx = Arc::new(Owner);
+        let (p, alive) = make(&ctx);
+        assert!(
+            SLABS[Kind::Dm as usize].get().is_some(),
+            "the slab is the kind's"
+        );
+        let r = get::<ibv_dm, Owner>(p).expect("live");
+        assert_eq!(r.kind(), Kind::Dm);
+        assert!(Arc::ptr_eq(&r.ctx, &ctx));
+        // Wrong kind, misaligned, NULL, foreign.
+        assert!(get::<ibv_pd, Owner>(p.cast()).is_err());
+        assert!(get::<ibv_dm, Owner>(p.cast::<u8>().wrapping_add(8).cast()).is_err());
+        assert!(get::<ibv_dm, Owner>(std::ptr::null()).is_err());
+        let x = 0u64;
+        assert!(get::<ibv_dm, Owner>((&raw const x).cast()).is_err());
+        // A refused destroy leaves it as it was.
+        let busy = take_if::<ibv_dm, Owner>(p, |_| Err(Errno::EBUSY));
+        assert_eq!(busy.err(), Some(Errno::EBUSY));
+        assert!(get::<ibv_dm, Owner>(p).is_ok());
+        let t = take_if::<ibv_dm, Owner>(p, |_| Ok(())).expect("destroyed");
+        assert_eq!(
+            take_if::<ibv_dm, Owner>(p, |_| Ok(())).err(),
+            Some(Errno::EINVAL)
+        );
+        assert!(get::<ibv_dm, Owner>(p).is_err());
+        // Held references keep the object until they go.
+        assert_eq!(Arc::strong_count(&alive), 2);
+        drop(t);
+        assert_eq!(Arc::strong_count(&alive), 2);
+        drop(r);
+        assert_eq!(Arc::strong_count(&alive), 1, "released with the last Ref");
+        assert!(get::<ibv_dm, Owner>(p).is_err());
+    }
+
+    #[test]
+    fn slot_records_of_a_closed_context() {
+        let (a, b) = (Arc::new(Owner), Arc::new(Owner));
+        let objs: Vec<_> = (0..5)
+            .map(|i| make(if i % 2 == 0 { &a } else { &b }))
+            .collect();
+        let gone = take_owned_by(&a);
+        assert_eq!(gone.len(), 3);
+        assert!(gone.iter().all(|r| Arc::ptr_eq(&r.ctx, &a)));
+        drop(gone);
+        for (i, (p, alive)) in objs.iter().enumerate() {
+            let live = i % 2 == 1;
+            assert_eq!(get::<ibv_dm, Owner>(*p).is_ok(), live);
+            assert_eq!(Arc::strong_count(alive), 1 + usize::from(live));
+        }
+        assert_eq!(take_owned_by(&b).len(), 2);
+    }
+
+    #[test]
+    fn concurrent_destroys_one_wins() {
+        let ctx = Arc::new(Owner);
+        for _ in 0..20 {
+            let (p, alive) = make(&ctx);
+            let a = p as usize;
+            let ts: Vec<_> = (0..2)
+                .map(|_| {
+                    std::thread::spawn(move || {
+                        take_if::<ibv_dm, Owner>(a as *const ibv_dm, |_| Ok(())).is_ok()
+                    })
+                })
+                .collect();
+            let wins = ts.into_iter().map(|t| t.join().unwrap());
+            assert_eq!(wins.filter(|w| *w).count(), 1);
+            assert_eq!(Arc::strong_count(&alive), 1);
+        }
     }
 }

@@ -8,12 +8,14 @@
 use super::events::Events;
 use crate::abi::*;
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// What kind of verbs object a registry entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Kind {
     Pd,
     Mr,
@@ -27,6 +29,9 @@ pub(crate) enum Kind {
     /// Only a hosted plugin's (ibv_create_wq is verbs.h's inline call of its op).
     Wq,
 }
+
+/// How many kinds there are.
+pub(crate) const KINDS: usize = Kind::Dm as usize + 1;
 
 /// The C struct types C hands us for each kind (`ibv_cq_ex` and `ibv_qp_ex`
 /// start with `ibv_cq`/`ibv_qp`: same objects, same kinds).
@@ -69,12 +74,39 @@ pub(crate) trait Token: Sync {
     unsafe fn release(&self, c: NonNull<c_void>);
 }
 
+/// Room for one [`Obj`] record in a slab slot's header (an `Obj<O>` has
+/// the same layout for every owner type `O`: `#[repr(C)]`, `ctx` a thin
+/// `Arc`).
+#[repr(C, align(8))]
+pub(crate) struct RecSpace(MaybeUninit<[u8; size_of::<Obj<()>>()]>);
+
+const _: () = assert!(align_of::<Obj<()>>() <= align_of::<RecSpace>());
+
+/// Where a slab object's registry record lives: its slot's reference state
+/// (see [`super::rec`]) and the room for the record.
+#[derive(Clone, Copy)]
+pub(crate) struct Home {
+    pub(crate) state: &'static AtomicU32,
+    pub(crate) rec: NonNull<RecSpace>,
+}
+
+/// A slab as the registry sees it: finds the record of an object by the
+/// object's address (address arithmetic only), and walks its slots.
+pub(crate) trait Probe: Sync {
+    /// The home of the slot whose object is at `p`, if `p` is exactly such
+    /// an address of this slab's committed range. Reads no memory at `p`.
+    fn home(&self, p: *const c_void) -> Option<Home>;
+    /// Every committed slot's home, live or not.
+    fn each(&self, f: &mut dyn FnMut(Home));
+}
+
 /// What a provider's create returns: the C pointer (the head of its object,
-/// the pointer C will hold, the `user_handle` it gave the kernel) and the
-/// token that releases it.
+/// the pointer C will hold, the `user_handle` it gave the kernel), the
+/// token that releases it and, for a slab object, where its record goes.
 pub(crate) struct New {
     c: NonNull<c_void>,
     token: Option<&'static dyn Token>,
+    home: Option<(Home, &'static dyn Probe)>,
 }
 
 // SAFETY: an address and a shared token: whoever holds the New owns the
@@ -84,16 +116,34 @@ unsafe impl Send for New {}
 impl New {
     /// An object at `c` released through `token` (None: nothing to free).
     pub(crate) fn of(c: NonNull<c_void>, token: Option<&'static dyn Token>) -> New {
-        New { c, token }
+        New {
+            c,
+            token,
+            home: None,
+        }
+    }
+
+    /// A slab's object, whose record goes into its slot.
+    pub(crate) fn in_slot(
+        c: NonNull<c_void>,
+        token: &'static dyn Token,
+        home: Home,
+        probe: &'static dyn Probe,
+    ) -> New {
+        New {
+            c,
+            token: Some(token),
+            home: Some((home, probe)),
+        }
     }
 
     pub(crate) fn c(&self) -> NonNull<c_void> {
         self.c
     }
 
-    fn into_parts(self) -> (NonNull<c_void>, Option<&'static dyn Token>) {
-        let me = std::mem::ManuallyDrop::new(self);
-        (me.c, me.token)
+    /// The record's home, if the object is a slab's.
+    pub(crate) fn home(&self) -> Option<(Home, &'static dyn Probe)> {
+        self.home
     }
 }
 
@@ -109,14 +159,16 @@ impl Drop for New {
 }
 
 /// The registry's record of one object; `O` is the owner (the context).
+/// `#[repr(C)]`: the same layout for every `O` (see [`RecSpace`]).
+#[repr(C)]
 pub(crate) struct Obj<O> {
-    kind: Kind,
     c: NonNull<c_void>,
     /// The context the object belongs to (and whose ops it dispatches to).
     pub ctx: Arc<O>,
+    token: Option<&'static dyn Token>,
     /// Events reported and acknowledged, and the destroy claim.
     pub events: Events,
-    token: Option<&'static dyn Token>,
+    kind: Kind,
     retired: AtomicBool,
 }
 
@@ -129,7 +181,8 @@ unsafe impl<O: Send + Sync> Sync for Obj<O> {}
 
 impl<O> Obj<O> {
     pub(crate) fn new(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
-        let (c, token) = new.into_parts();
+        let new = std::mem::ManuallyDrop::new(new);
+        let (c, token) = (new.c, new.token);
         Obj {
             kind,
             c,

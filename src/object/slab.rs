@@ -30,6 +30,7 @@
 #![allow(unsafe_code)]
 
 use super::Token;
+use super::obj::{Home, Probe, RecSpace};
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
@@ -52,6 +53,11 @@ struct Slot<T> {
     tag: AtomicU64,
     /// Data-path calls in flight on this slot ([`Pinned`]).
     pins: AtomicU32,
+    /// The control path's hold on the object: whether C holds it and how
+    /// many references the core has (see `super::rec`).
+    state: AtomicU32,
+    /// The object's registry record while `state` is not 0.
+    rec: UnsafeCell<MaybeUninit<RecSpace>>,
     val: UnsafeCell<MaybeUninit<T>>,
 }
 
@@ -66,13 +72,21 @@ pub(crate) struct Slab<T: 'static> {
     /// Slots from `base` (committed, zero-filled); the data-path check
     /// accepts the indices below it. Grows, never shrinks.
     len: AtomicUsize,
-    /// Free slots (addresses) and the reservation's size; serialises growth.
+    /// Free slots and the reservation's size; serialises growth.
     free: Mutex<Free>,
     _t: std::marker::PhantomData<T>,
 }
 
 struct Free {
-    slots: Vec<usize>,
+    /// Slots below this index have been handed out at least once; those
+    /// above are taken in order without touching them first (their pages
+    /// stay untouched until used).
+    fresh: usize,
+    /// The last released slot's index + 1 (0: none); each released slot
+    /// holds the next one's in its record room (unused while free).
+    head: usize,
+    /// Released slots on that list.
+    released: usize,
     /// Bytes reserved at `base`.
     cap: usize,
 }
@@ -95,7 +109,9 @@ impl<T: Send + Sync + 'static> Slab<T> {
             base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
             free: Mutex::new(Free {
-                slots: Vec::new(),
+                fresh: 0,
+                head: 0,
+                released: 0,
                 cap: 0,
             }),
             _t: std::marker::PhantomData,
@@ -157,16 +173,39 @@ impl<T: Send + Sync + 'static> Slab<T> {
     }
 
     /// A free slot, its address known before the object is built (the
-    /// kernel's `user_handle`).
+    /// kernel's `user_handle`): the last released one, else the next fresh
+    /// one.
     pub(crate) fn vacant(&'static self) -> Vacant<T> {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        if free.slots.is_empty() {
-            self.grow(&mut free);
-        }
-        let a = free.slots.pop().expect("slab grew");
+        let k = if free.head != 0 {
+            let k = free.head - 1;
+            // SAFETY: a released slot of our committed range: its record room
+            // holds the list's link (written by `put_back`, under the lock).
+            free.head = unsafe { self.slot(k).rec.get().cast::<usize>().read() };
+            free.released -= 1;
+            k
+        } else {
+            if free.fresh == self.len.load(Ordering::Relaxed) {
+                self.grow(&mut free);
+            }
+            free.fresh += 1;
+            free.fresh - 1
+        };
         Vacant {
             slab: self,
-            slot: a as *mut Slot<T>,
+            slot: std::ptr::from_ref(self.slot(k)).cast_mut(),
+        }
+    }
+
+    /// Slot `k` of the committed range.
+    fn slot(&self, k: usize) -> &Slot<T> {
+        let base = self.base.load(Ordering::Relaxed);
+        debug_assert!(k < self.len.load(Ordering::Relaxed));
+        // SAFETY: a committed slot, never unmapped.
+        unsafe {
+            &*base
+                .wrapping_add(k * size_of::<Slot<T>>())
+                .cast::<Slot<T>>()
         }
     }
 
@@ -185,24 +224,25 @@ impl<T: Send + Sync + 'static> Slab<T> {
         assert!(n > 0, "slab exhausted");
         let len = old + n;
         commit(base, len * sz);
-        free.slots.reserve(n);
-        // Lowest address first out.
-        for k in (old..old + n).rev() {
-            free.slots.push(base as usize + k * sz);
-        }
         self.len.store(len, Ordering::Release);
     }
 
     fn put_back(&self, slot: *mut Slot<T>) {
+        let base = self.base.load(Ordering::Relaxed);
+        let k = (slot as usize - base as usize) / size_of::<Slot<T>>();
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        free.slots.push(slot as usize);
+        // SAFETY: the slot is free (its state is 0: nobody reads its record
+        // room); the link is only read back under this lock.
+        unsafe { self.slot(k).rec.get().cast::<usize>().write(free.head) };
+        free.head = k + 1;
+        free.released += 1;
     }
 
     /// Live slots (for leak tests).
     #[allow(dead_code)]
     pub(crate) fn live(&'static self) -> usize {
         let free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        self.len.load(Ordering::Relaxed) - free.slots.len()
+        free.fresh - free.released
     }
 }
 
@@ -328,7 +368,9 @@ impl<T: Send + Sync + 'static> Vacant<T> {
         }
         // SAFETY: projection inside our chunk.
         let p = unsafe { (*slot).val.get() }.cast::<c_void>();
-        super::New::of(NonNull::new(p).expect("slot address"), Some(slab))
+        // SAFETY: our slot, never unmapped.
+        let home = Slot::home(unsafe { &*slot });
+        super::New::in_slot(NonNull::new(p).expect("slot address"), slab, home, slab)
     }
 }
 
@@ -369,6 +411,37 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
     }
 }
 
+impl<T> Slot<T> {
+    fn home(&'static self) -> Home {
+        Home {
+            state: &self.state,
+            rec: NonNull::new(self.rec.get().cast()).expect("slot address"),
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> Probe for Slab<T> {
+    #[inline]
+    fn home(&self, p: *const c_void) -> Option<Home> {
+        let s = self.slot_of(p)?;
+        // SAFETY: slots are never unmapped (type-stable memory).
+        let s: &'static Slot<T> = unsafe { &*std::ptr::from_ref(s) };
+        Some(s.home())
+    }
+
+    fn each(&self, f: &mut dyn FnMut(Home)) {
+        let len = self.len.load(Ordering::Acquire);
+        let base = self.base.load(Ordering::Relaxed);
+        for k in 0..len {
+            let s = base
+                .wrapping_add(k * size_of::<Slot<T>>())
+                .cast::<Slot<T>>();
+            // SAFETY: a committed slot, never unmapped.
+            f(unsafe { &*s }.home());
+        }
+    }
+}
+
 /// One data-path call's hold on a live object: the object cannot be
 /// released until it goes (see the module doc).
 pub(crate) struct Pinned<T: 'static> {
@@ -402,7 +475,7 @@ impl<T> Drop for Pinned<T> {
     }
 }
 
-const _: () = assert!(VAL >= 12);
+const _: () = assert!(VAL >= 16);
 
 #[cfg(test)]
 mod tests {

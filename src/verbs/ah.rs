@@ -2,16 +2,15 @@
 
 use crate::abi::*;
 use crate::context::generic::{ah_wc, eth_l2};
-use crate::context::{Context, Obj};
+use crate::context::{Context, Obj, ObjRef};
 use crate::entry::{Errno, arg_mut, arg_ref, set_errno};
 use crate::object;
 use std::ffi::c_int;
-use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 #[entry(ptr)]
 pub unsafe extern "C" fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's input.
     let attr = unsafe { arg_ref(attr)? };
     let new = pd.ctx.ops.create_ah(&pd, attr)?;
@@ -54,7 +53,7 @@ pub unsafe extern "C" fn ibv_create_ah_from_wc(
     grh: *mut ibv_grh,
     port_num: u8,
 ) -> *mut ibv_ah {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's completion and its GRH area (as above).
     let (wc, grh) = unsafe { (arg_ref(wc)?, grh.as_ref()) };
     // SAFETY: plain C data; all-zero is valid.

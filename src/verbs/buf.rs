@@ -4,7 +4,7 @@
 //! handle is opaque to C and checked here before every use.
 
 use crate::abi::*;
-use crate::context::Obj;
+use crate::context::ObjRef;
 use crate::entry::{Errno, Result, arg_mut, set_errno};
 use crate::object;
 use std::collections::HashMap;
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn ibv_alloc_buf(
     size: usize,
     buf: *mut *mut ibv_buf,
 ) -> *mut c_void {
-    let pd: std::sync::Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's out-parameter.
     let out = unsafe { arg_mut(buf)? };
     let addr = alloc_pages(size)?;

@@ -1,11 +1,10 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
-use crate::context::{Context, Obj, events};
+use crate::context::{Context, Obj, ObjRef, events};
 use crate::entry::arg_mut;
 use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
-use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 #[entry(ptr)]
@@ -47,7 +46,7 @@ pub unsafe extern "C" fn ibv_create_cq(
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
-    let cq: Arc<Obj> = object::get(cq)?;
+    let cq: ObjRef = object::get(cq)?;
     cq.ctx.ops.resize_cq(&cq, cqe)
 }
 
@@ -64,7 +63,7 @@ pub unsafe extern "C" fn ibv_get_cq_event(
     cq: *mut *mut ibv_cq,
     cq_context: *mut *mut c_void,
 ) -> c_int {
-    let ch: Arc<Obj> = object::get(channel)?;
+    let ch: ObjRef = object::get(channel)?;
     // SAFETY: the caller's out-parameters.
     let (out_cq, out_ctx) = unsafe { (arg_mut(cq)?, arg_mut(cq_context)?) };
     let (c, x) = ch.ctx.ops.get_cq_event(&ch)?;

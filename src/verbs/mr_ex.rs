@@ -3,7 +3,7 @@
 //! request becomes an ibv_reg_mr_iova2 or ibv_reg_dmabuf_mr registration.
 
 use crate::abi::*;
-use crate::context::Obj;
+use crate::context::ObjRef;
 use crate::context::generic::mr;
 use crate::entry::{Errno, Result, arg_ref};
 use crate::flags::RegMrMask as M;
@@ -54,7 +54,7 @@ pub(crate) fn plan(a: &ibv_mr_init_attr) -> Result<Plan> {
 
 /// ibv_reg_mr_ex on a copy of the caller's request (which is never written).
 pub(crate) fn reg_ex(pd: *mut ibv_pd, attr: &ibv_mr_init_attr) -> Result<*mut ibv_mr> {
-    let pd_obj: std::sync::Arc<Obj> = object::get(pd)?;
+    let pd_obj: ObjRef = object::get(pd)?;
     let mut a = *attr;
     if M::from_bits_retain(a.comp_mask).contains(M::BUF) {
         super::buf::resolve(pd, &mut a)?;

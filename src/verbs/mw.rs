@@ -3,15 +3,14 @@
 //! that has memory windows points those slots here.
 
 use crate::abi::*;
-use crate::context::Obj;
+use crate::context::{Obj, ObjRef};
 use crate::object;
 use std::ffi::c_int;
-use std::sync::Arc;
 
 /// The `alloc_mw` op slot: NULL with errno on failure.
 #[entry(ptr, name = ibv_alloc_mw)]
 pub unsafe extern "C" fn alloc_mw(pd: *mut ibv_pd, mw_type: ibv_mw_type) -> *mut ibv_mw {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     let new = pd.ctx.ops.alloc_mw(&pd, mw_type)?;
     Ok(object::adopt(pd.ctx.clone(), new))
 }

@@ -2,11 +2,10 @@
 
 use crate::abi::*;
 use crate::context::generic::mr;
-use crate::context::{Context, Obj};
+use crate::context::{Context, Obj, ObjRef};
 use crate::entry::{Result, set_errno};
 use crate::object;
 use std::ffi::{c_int, c_uint, c_void};
-use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 #[entry(ptr)]
@@ -43,7 +42,7 @@ fn reg(
     iova: u64,
     access: c_uint,
 ) -> Result<*mut ibv_mr> {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     let new = mr::reg(&pd, addr as usize, length, iova, access)?;
     Ok(object::adopt(pd.ctx.clone(), new))
 }
@@ -93,7 +92,7 @@ pub unsafe extern "C" fn ibv_reg_dmabuf_mr(
     fd: c_int,
     access: c_int,
 ) -> *mut ibv_mr {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     let new = mr::reg_dmabuf(&pd, offset, length, iova, fd, access as c_uint)?;
     Ok(object::adopt(pd.ctx.clone(), new))
 }
@@ -127,7 +126,7 @@ pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
 #[unsafe(no_mangle)]
 #[entry(ptr)]
 pub unsafe extern "C" fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     let new = pd.ctx.ops.import_mr(&pd, mr_handle)?;
     Ok(object::adopt(pd.ctx.clone(), new))
 }

@@ -1,11 +1,10 @@
 //! Queue pairs: create, modify, query, destroy, multicast and ECE.
 
 use crate::abi::*;
-use crate::context::{Context, Obj, events};
+use crate::context::{Context, Obj, ObjRef, events};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use std::ffi::c_int;
-use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 #[entry(ptr)]
@@ -13,7 +12,7 @@ pub unsafe extern "C" fn ibv_create_qp(
     pd: *mut ibv_pd,
     qp_init_attr: *mut ibv_qp_init_attr,
 ) -> *mut ibv_qp {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's attributes; capacities are written back.
     let attr = unsafe { arg_mut(qp_init_attr)? };
     let new = pd.ctx.ops.create_qp(&pd, attr)?;
@@ -27,7 +26,7 @@ pub unsafe extern "C" fn ibv_modify_qp(
     attr: *mut ibv_qp_attr,
     attr_mask: c_int,
 ) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's attributes.
     let attr = unsafe { arg_ref(attr)? };
     qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
@@ -45,7 +44,7 @@ pub unsafe extern "C" fn ibv_query_qp(
     attr_mask: c_int,
     init_attr: *mut ibv_qp_init_attr,
 ) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's out-parameters.
     let (attr, init) = unsafe { (arg_mut(attr)?, arg_mut(init_attr)?) };
     qp.ctx.ops.query_qp(&qp, attr, attr_mask, init)?;
@@ -64,7 +63,7 @@ pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
 #[unsafe(no_mangle)]
 #[entry(ptr)]
 pub unsafe extern "C" fn ibv_qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // Not an extended QP: NULL, errno untouched, as rdma-core.
     Ok(qp.ctx.ops.qp_ex(&qp).unwrap_or(std::ptr::null_mut()))
 }
@@ -106,7 +105,7 @@ pub(crate) fn data_in_order(flags: u32, provider: impl FnOnce(u32) -> c_int) -> 
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's out-parameter.
     let ece = unsafe { arg_mut(ece)? };
     qp.ctx.ops.query_ece(&qp, ece)
@@ -115,7 +114,7 @@ pub unsafe extern "C" fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's input.
     let ece = unsafe { arg_ref(ece)? };
     if ece.vendor_id == 0 {
@@ -127,7 +126,7 @@ pub unsafe extern "C" fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_in
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's input.
     let gid = unsafe { arg_ref(gid)? };
     qp.ctx.ops.attach_mcast(&qp, gid, lid)
@@ -136,7 +135,7 @@ pub unsafe extern "C" fn ibv_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, 
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int {
-    let qp: Arc<Obj> = object::get(qp)?;
+    let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's input.
     let gid = unsafe { arg_ref(gid)? };
     qp.ctx.ops.detach_mcast(&qp, gid, lid)

@@ -1,11 +1,10 @@
 //! Shared receive queues.
 
 use crate::abi::*;
-use crate::context::{Obj, events};
+use crate::context::{Obj, ObjRef, events};
 use crate::entry::{arg_mut, arg_ref};
 use crate::object;
 use std::ffi::c_int;
-use std::sync::Arc;
 
 #[unsafe(no_mangle)]
 #[entry(ptr)]
@@ -13,7 +12,7 @@ pub unsafe extern "C" fn ibv_create_srq(
     pd: *mut ibv_pd,
     srq_init_attr: *mut ibv_srq_init_attr,
 ) -> *mut ibv_srq {
-    let pd: Arc<Obj> = object::get(pd)?;
+    let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's attributes; limits are written back.
     let attr = unsafe { arg_mut(srq_init_attr)? };
     let new = pd.ctx.ops.create_srq(&pd, attr)?;
@@ -27,7 +26,7 @@ pub unsafe extern "C" fn ibv_modify_srq(
     srq_attr: *mut ibv_srq_attr,
     srq_attr_mask: c_int,
 ) -> c_int {
-    let srq: Arc<Obj> = object::get(srq)?;
+    let srq: ObjRef = object::get(srq)?;
     // SAFETY: the caller's input.
     let attr = unsafe { arg_ref(srq_attr)? };
     srq.ctx.ops.modify_srq(&srq, attr, srq_attr_mask)
@@ -36,7 +35,7 @@ pub unsafe extern "C" fn ibv_modify_srq(
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int {
-    let srq: Arc<Obj> = object::get(srq)?;
+    let srq: ObjRef = object::get(srq)?;
     // SAFETY: the caller's out-parameter.
     let attr = unsafe { arg_mut(srq_attr)? };
     srq.ctx.ops.query_srq(&srq, attr)

@@ -3,7 +3,7 @@
 //! with the caller's sizes, so older and newer callers' structs both work.
 
 use crate::abi::*;
-use crate::context::{Context, Obj};
+use crate::context::{Context, ObjRef};
 use crate::entry::{Errno, arg_mut, arg_ref};
 use crate::object;
 use crate::verbs::query::{query_device_ex_into, query_port_into};
@@ -130,6 +130,6 @@ unsafe extern "C" fn create_srq_ex(
 /// provider that implements it points the slot here.
 #[entry(errno)]
 pub unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
-    let cq: std::sync::Arc<Obj> = object::get(cq)?;
+    let cq: ObjRef = object::get(cq)?;
     cq.ctx.ops.req_notify_cq(&cq, solicited_only != 0)
 }

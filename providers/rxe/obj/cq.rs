@@ -3,11 +3,11 @@
 #![allow(unsafe_code)]
 
 use std::cell::UnsafeCell;
-use std::sync::Arc;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::abi::*;
-use crate::context::Obj;
+use crate::context::{Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::providers::rxe::lock::SpinLock;
@@ -57,7 +57,7 @@ pub(crate) struct CqState {
     /// `ibv_start_poll` to `ibv_end_poll`, also after a `next_poll` that found
     /// nothing (rdma-core PR #1617), as a batch of that thread.
     pub lock: SpinLock<CqInner>,
-    pub channel: Option<Arc<Obj>>,
+    pub channel: Option<ObjRef>,
     /// Created with ibv_create_cq_ex.
     #[allow(dead_code)]
     pub ex: bool,

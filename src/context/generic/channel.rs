@@ -11,7 +11,7 @@
 
 use super::async_event::read_desc;
 use crate::abi::*;
-use crate::context::{Context, New, Obj};
+use crate::context::{Context, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::slab::{Slab, tag_of};
 use crate::object::{self, CObject};
@@ -70,6 +70,6 @@ pub(crate) fn destroy_comp_channel(ch: &Obj) -> Result<()> {
 pub(crate) fn get_cq_event(ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
     let d: CompEventDesc = read_desc(state(ch)?.fd.as_fd())?;
     let p = d.cq_handle as usize as *mut ibv_cq;
-    let cq: Arc<Obj> = object::get(p)?;
+    let cq: ObjRef = object::get(p)?;
     Ok((p, cq.read_c(|c: &ibv_cq| c.cq_context)))
 }

@@ -1,0 +1,139 @@
+//! A reference to a registry record, wherever it lives: in its slab slot
+//! (a Rust provider's object) or in a heap `Arc` (a hosted C provider's).
+//!
+//! A slot's record is counted by the slot's `state`: [`REG`] while C holds
+//! the object (the registry's own reference), plus one per [`Ref`]. A
+//! reference is only taken while `REG` is set (compare-and-swap), so a
+//! destroyed object is never found again; the record and the object go when
+//! the count reaches 0, as with an `Arc`. The slot's memory is type-stable,
+//! so reading the state of a stale slot is always safe.
+#![allow(unsafe_code)]
+
+use super::obj::{Home, Kind, New, Obj};
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering, fence};
+
+/// Set in a slot's state while the object is registered (C holds it).
+pub(crate) const REG: u32 = 1 << 31;
+
+/// A counted reference to a live (or just destroyed) object's record: what
+/// [`super::get`] returns; derefs to the [`Obj`].
+pub(crate) struct Ref<O: 'static> {
+    obj: NonNull<Obj<O>>,
+    /// The slot's state, or None for a heap record (`obj` is then an
+    /// `Arc::into_raw`).
+    state: Option<&'static AtomicU32>,
+}
+
+// SAFETY: a shared reference to an `Obj<O>`, which is Send + Sync for
+// Send + Sync `O`; the count is atomic.
+unsafe impl<O: Send + Sync> Send for Ref<O> {}
+// SAFETY: as above.
+unsafe impl<O: Send + Sync> Sync for Ref<O> {}
+
+impl<O> Ref<O> {
+    pub(crate) fn from_arc(a: Arc<Obj<O>>) -> Ref<O> {
+        Ref {
+            obj: NonNull::new(Arc::into_raw(a).cast_mut()).expect("arc"),
+            state: None,
+        }
+    }
+
+    /// A new reference to the record in `home`, if its object is
+    /// registered.
+    #[inline]
+    pub(crate) fn acquire(home: Home) -> Option<Ref<O>> {
+        let st = home.state;
+        let mut s = st.load(Ordering::Relaxed);
+        loop {
+            if s & REG == 0 {
+                return None;
+            }
+            match st.compare_exchange_weak(s, s + 1, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(v) => s = v,
+            }
+        }
+        Some(Ref {
+            obj: home.rec.cast(),
+            state: Some(st),
+        })
+    }
+
+    /// Registers a slab's new object (`new` has a home): its record goes
+    /// into the slot, with the registry's reference, which
+    /// [`Ref::unregister`] gives up. Returns the object's address.
+    pub(crate) fn register(kind: Kind, ctx: Arc<O>, new: New) -> NonNull<c_void> {
+        let (home, _) = new.home().expect("a slab's object");
+        let obj = Obj::new(kind, ctx, new);
+        let c = obj.addr();
+        // Only Vacant::fill makes a New with a home, for its vacant slot
+        // (state 0: no reference can be taken, nobody reads the record);
+        // the New is consumed here, so this happens once per fill.
+        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
+        // SAFETY: room for an Obj<O> (RecSpace), unread at state 0.
+        unsafe { home.rec.cast::<Obj<O>>().write(obj) };
+        home.state.store(REG | 1, Ordering::Release);
+        c
+    }
+
+    /// For a slot record: clears `REG` and drops the registry's reference
+    /// (the caller's keeps the record). False if it was not registered (a
+    /// racing unregistration won). A heap record returns None: the caller
+    /// removes it from the map.
+    pub(crate) fn unregister(&self) -> Option<bool> {
+        let st = self.state?;
+        let r = st.fetch_update(Ordering::AcqRel, Ordering::Relaxed, |s| {
+            (s & REG != 0).then(|| (s & !REG) - 1)
+        });
+        Some(r.is_ok())
+    }
+}
+
+impl<O> std::ops::Deref for Ref<O> {
+    type Target = Obj<O>;
+    #[inline]
+    fn deref(&self) -> &Obj<O> {
+        // SAFETY: our counted reference keeps the record alive.
+        unsafe { self.obj.as_ref() }
+    }
+}
+
+impl<O> Clone for Ref<O> {
+    fn clone(&self) -> Ref<O> {
+        match self.state {
+            // SAFETY: `obj` came from Arc::into_raw and we hold its count.
+            None => unsafe { Arc::increment_strong_count(self.obj.as_ptr()) },
+            Some(st) => {
+                st.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ref {
+            obj: self.obj,
+            state: self.state,
+        }
+    }
+}
+
+impl<O> Drop for Ref<O> {
+    #[inline]
+    fn drop(&mut self) {
+        match self.state {
+            // SAFETY: `obj` came from Arc::into_raw; our count goes.
+            None => unsafe { drop(Arc::from_raw(self.obj.as_ptr())) },
+            Some(st) => {
+                if st.fetch_sub(1, Ordering::Release) != 1 {
+                    return;
+                }
+                fence(Ordering::Acquire);
+                // SAFETY: the last reference (state 0, REG clear: nobody can
+                // take another): the record moves out of the slot before its
+                // drop releases the slot (which may then be reused at once).
+                let obj = unsafe { self.obj.as_ptr().read() };
+                drop(obj);
+            }
+        }
+    }
+}
