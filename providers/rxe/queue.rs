@@ -334,6 +334,20 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// The slot the next post writes (`push_with` without a closure: write
+    /// it, then `commit`).
+    #[inline(always)]
+    pub(crate) fn next_slot(&mut self) -> &mut [u8] {
+        self.q.ring.slot_mut(self.prod)
+    }
+
+    /// Adds the slot from `next_slot` to the batch; `ENOMEM` if the ring
+    /// is full (then the slot stays unpublished).
+    #[inline(always)]
+    pub(crate) fn commit(&mut self) -> Result<()> {
+        self.take()
+    }
+
     /// Writes the next slot with `fill` and adds it to the batch if `fill`
     /// succeeds and the ring has room (`ENOMEM` otherwise): a bad request is
     /// reported before a full ring, as in rdma-core's post_send.

@@ -530,32 +530,71 @@ pub(crate) fn write_send_fast(
             | opcode::RDMA_WRITE_WITH_IMM
             | opcode::RDMA_READ
     ));
-    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, flags) = match inline_data {
         None => {
-            if send_flags & SEND_INLINE != 0 || size_of_val(sges) > room {
+            if send_flags & SEND_INLINE != 0 {
                 return Err(Errno::EINVAL);
             }
-            let length = write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
+            // Exactly the gather list's bytes after the header: one
+            // bounds check (a short slot fails it too).
+            let tail = slot.get_mut(SEND_WQE_SIZE..SEND_WQE_SIZE + size_of_val(sges));
+            let length = write_sges(tail.ok_or(Errno::EINVAL)?, sges)?;
             (sges.len(), length, send_flags)
         }
         Some(bufs) => {
-            let mut at = 0usize;
-            for b in bufs {
-                let end = at.checked_add(b.len()).ok_or(Errno::EINVAL)?;
-                if end > lim.max_inline as usize || end > room {
-                    return Err(Errno::EINVAL);
-                }
-                slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
-                at = end;
-            }
-            // at <= max_inline, a u32.
-            (bufs.len(), at as u32, send_flags | SEND_INLINE)
+            let length = copy_inline(slot, bufs.iter().map(|b| Ok(*b)), lim.max_inline)?;
+            (bufs.len(), length, send_flags | SEND_INLINE)
         }
     };
     if num_sge > lim.max_sge as usize {
         return Err(Errno::EINVAL);
     }
+    put_fast_header(
+        slot, wr_id, opcode, flags, imm_data, rdma, length, num_sge, ssn,
+    )
+}
+
+/// Copies inline data after a send WQE header and returns its length:
+/// `EINVAL` past `max_inline` bytes or the slot's room, or for a buffer
+/// `bufs` refuses.
+#[inline(always)]
+pub(crate) fn copy_inline<'a>(
+    slot: &mut [u8],
+    bufs: impl Iterator<Item = Result<&'a [u8]>>,
+    max_inline: u32,
+) -> Result<u32> {
+    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
+    let room = room.min(max_inline as usize);
+    let mut at = 0usize;
+    for b in bufs {
+        let b = b?;
+        let end = at.checked_add(b.len()).ok_or(Errno::EINVAL)?;
+        if end > room {
+            return Err(Errno::EINVAL);
+        }
+        slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
+        at = end;
+    }
+    // at <= max_inline, a u32.
+    Ok(at as u32)
+}
+
+/// The header [`write_send_fast`] writes once the payload is in place
+/// (`length` bytes in `num_sge` entries; `flags` as they go to the kernel).
+/// `EINVAL` if the slot cannot hold a header.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn put_fast_header(
+    slot: &mut [u8],
+    wr_id: u64,
+    opcode: u32,
+    flags: u32,
+    imm_data: u32,
+    rdma: (u64, u32),
+    length: u32,
+    num_sge: usize,
+    ssn: u32,
+) -> Result<()> {
     let w = SendWqe::from_bytes_mut(slot).ok_or(Errno::EINVAL)?;
     *w = SendWqe::default();
     w.wr.wr_id = wr_id;
@@ -728,10 +767,12 @@ pub(crate) fn write_recv_wqe(
     sges: &[Sge],
     max_sge: u32,
 ) -> Result<()> {
-    if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
+    if sges.len() > max_sge as usize {
         return Err(Errno::EINVAL);
     }
-    let length = write_sges(&mut slot[RECV_WQE_SIZE..], sges)?;
+    // Exactly the gather list's bytes after the header: one bounds check.
+    let tail = slot.get_mut(RECV_WQE_SIZE..RECV_WQE_SIZE + size_of_val(sges));
+    let length = write_sges(tail.ok_or(Errno::EINVAL)?, sges)?;
     let wqe = RecvWqe {
         wr_id,
         dma: dma_info(length, sges.len()),
