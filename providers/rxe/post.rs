@@ -181,17 +181,18 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
     let list = unsafe { sges(wr.sg_list, n as usize)? };
     // SAFETY: plain integers; any bit pattern is a valid value.
     let rdma = unsafe { wr.wr.rdma };
-    // As `push_with`, without a closure (which costs this path registers).
-    wqe::write_send_fast(
-        sq.next_slot(),
+    // As `push_with`, without a closure (which costs this path registers),
+    // on the slot split into the WQE and its gather list.
+    let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_send_parts(
+        w,
+        tail,
         wr.wr_id,
         wr.opcode.0,
         wr.send_flags,
         wr.imm_data,
         (rdma.remote_addr, rdma.rkey),
         list,
-        None,
-        &lim,
         *ssn,
     )?;
     sq.commit()?;
@@ -411,7 +412,11 @@ unsafe fn post_recv_list(
                 // SAFETY: the WR's gather list (verbs contract).
                 false => unsafe { sges(w.sg_list, n as usize) },
             }
-            .and_then(|list| q.push_with(|slot| wqe::write_recv_wqe(slot, w.wr_id, list, max_sge)))
+            .and_then(|list| {
+                let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+                wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+                q.commit()
+            })
         };
         if let Err(e) = r {
             // SAFETY: non-NULL per this function's contract.

@@ -24,7 +24,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::mmap::Mmap;
 use crate::entry::{Errno, Result};
+use crate::uverbs::Pod;
 use crate::uverbs::rxe::queue_buf;
+
+/// The alignment of every slot (the data start is page offset 384 and the
+/// kernel's slots are powers of two of at least 64 bytes).
+const SLOT_ALIGN: usize = 64;
 
 /// The mapping plus the geometry read once from its header and checked
 /// against the mapping size, so later header writes cannot move us out of
@@ -108,6 +113,12 @@ impl Ring {
         let data = map
             .raw(queue_buf::DATA, bytes as usize)
             .ok_or(Errno::EINVAL)?;
+        // Slots are aligned for any element header (`Batch::next_parts`).
+        if !(data.as_ptr() as usize).is_multiple_of(SLOT_ALIGN)
+            || (1usize << log2_elem_size) < SLOT_ALIGN
+        {
+            return Err(Errno::EINVAL);
+        }
         Ok(Ring {
             words: IndexWords::new(&map)?,
             map,
@@ -258,13 +269,7 @@ impl ProducerQueue {
     /// of the producer index when the batch is dropped.
     #[inline(always)]
     pub(crate) fn batch(&mut self) -> Batch<'_> {
-        let prod = self.producer_index();
-        Batch {
-            q: self,
-            start: prod,
-            prod,
-            free: 0,
-        }
+        Batch::new(self)
     }
 
     /// The free slot at `index`, for batching several elements before one
@@ -309,6 +314,19 @@ pub(crate) struct Batch<'a> {
     free: u32,
 }
 
+impl<'a> Batch<'a> {
+    #[inline(always)]
+    fn new(q: &'a mut ProducerQueue) -> Batch<'a> {
+        let prod = q.producer_index();
+        Batch {
+            q,
+            start: prod,
+            prod,
+            free: 0,
+        }
+    }
+}
+
 impl Batch<'_> {
     /// Whether no slot is free (the kernel's index is read again first).
     #[inline(always)]
@@ -341,6 +359,30 @@ impl Batch<'_> {
         self.q.ring.slot_mut(self.prod)
     }
 
+    /// The next slot as a header `H` followed by `n` 16-byte entries (SGEs),
+    /// or `None` if they do not fit in a slot. Write it, then `commit`.
+    #[inline(always)]
+    pub(crate) fn next_parts<H: Pod>(&mut self, n: usize) -> Option<(&mut H, &mut [[u8; 16]])> {
+        const { assert!(align_of::<H>() <= SLOT_ALIGN) };
+        let elem = self.q.ring.elem_size();
+        // Entries after the header, negative if not even the header fits
+        // (the same each time: a post loop computes it once).
+        let room = (elem as i64 - size_of::<H>() as i64) >> 4;
+        if n as i64 > room {
+            return None;
+        }
+        let p = self.next_slot().as_mut_ptr();
+        // SAFETY: `p` is a slot of ours (see `next_slot`), aligned to
+        // SLOT_ALIGN (checked in `Ring::new`: the data start is, and slots
+        // are powers of two of at least that size), with room for the header
+        // and `n` entries (checked above); the two parts do not overlap, and
+        // any bytes are valid for a `Pod` and for byte arrays.
+        unsafe {
+            let tail = p.add(size_of::<H>()).cast::<[u8; 16]>();
+            Some((&mut *p.cast::<H>(), std::slice::from_raw_parts_mut(tail, n)))
+        }
+    }
+
     /// Adds the slot from `next_slot` to the batch; `ENOMEM` if the ring
     /// is full (then the slot stays unpublished).
     #[inline(always)]
@@ -353,7 +395,7 @@ impl Batch<'_> {
     /// reported before a full ring, as in rdma-core's post_send.
     #[inline(always)]
     pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
-        fill(self.q.ring.slot_mut(self.prod))?;
+        fill(self.next_slot())?;
         self.take()
     }
 }
