@@ -18,8 +18,10 @@ pub(crate) struct SpinLock<T> {
 }
 
 /// A non-zero id of the calling thread (the address of a thread-local),
-/// cheap enough for every data-path call.
-#[inline]
+/// out of line: callers look it up only when a batch owner is set (a call
+/// the compiler would otherwise hoist above that test).
+#[cold]
+#[inline(never)]
 pub(crate) fn thread_id() -> usize {
     thread_local! {
         static ID: u8 = const { 0 };

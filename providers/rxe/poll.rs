@@ -13,6 +13,7 @@ use std::mem::offset_of;
 use super::obj::cq::{self, CqInner, RxeCq};
 use super::wqe::{CQE_SIZE, Cqe};
 use crate::abi::*;
+use crate::object::slab::Pinned;
 
 const _: () = {
     assert!(size_of::<ibv_wc>() == CQE_SIZE);
@@ -26,11 +27,15 @@ const _: () = {
 /// `ibv_poll_cq`: up to `ne` completions copied into `wc`; a negative value
 /// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
 pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
-    // Busy pollers mostly find the CQ empty: say so without the lock and
-    // before the traced path sets up its frame (tracing takes that path).
-    let empty = || ne > 0 && !wc.is_null() && cq::pin(ibcq).is_some_and(|c| c.st.seen_empty());
-    if crate::entry::trace_level() == 0 && crate::entry::run("poll_cq", empty, || false) {
-        return 0;
+    if crate::entry::trace_level() == 0 {
+        // The untraced path: one pin, and busy pollers that find the CQ
+        // empty return before the locked part sets up its frame.
+        // SAFETY: the op's arguments, forwarded.
+        let body = || unsafe { poll_cq_body(ibcq, ne, wc) };
+        return crate::entry::run("poll_cq", body, || {
+            crate::entry::set_errno(crate::entry::Errno::EIO);
+            -1
+        });
     }
     // SAFETY: the op's arguments, forwarded.
     unsafe { poll_cq_traced(ibcq, ne, wc) }
@@ -39,17 +44,44 @@ pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut i
 #[inline(never)]
 #[entry(value(-1), name = poll_cq)]
 unsafe fn poll_cq_traced(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
+    // SAFETY: the op's arguments, forwarded.
+    unsafe { poll_cq_body(ibcq, ne, wc) }
+}
+
+/// The checks of `ibv_poll_cq` and the lock-free empty test.
+///
+/// # Safety
+/// `wc` has room for `ne` entries (verbs contract).
+#[inline(always)]
+unsafe fn poll_cq_body(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     let Some(cq) = cq::pin(ibcq) else {
         crate::entry::set_errno(crate::entry::Errno::EINVAL);
         return -1;
     };
-    let st = &cq.st;
     if ne <= 0 {
         return 0;
     }
+    if wc.is_null() {
+        crate::entry::set_errno(crate::entry::Errno::EINVAL);
+        return -1;
+    }
+    if cq.st.seen_empty() {
+        return 0;
+    }
+    // SAFETY: per this function's contract; ne > 0.
+    unsafe { poll_cq_locked(&cq, ne as u32, wc) }
+}
+
+/// Copies up to `ne` completions under the CQ's lock.
+///
+/// # Safety
+/// `wc` has room for `ne` entries (verbs contract).
+#[inline(never)]
+unsafe fn poll_cq_locked(cq: &Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int {
+    let st = &cq.st;
     // Inside this thread's own start_poll batch: the lock is ours
     // already (rdma-core would deadlock).
-    if wc.is_null() || st.lock.held_by_me() {
+    if st.lock.held_by_me() {
         crate::entry::set_errno(crate::entry::Errno::EINVAL);
         return -1;
     }
@@ -60,7 +92,7 @@ unsafe fn poll_cq_traced(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int
         return -1;
     };
     let out = wc.cast::<u8>();
-    g.queue.drain(ne as u32, |i, slot| {
+    g.queue.drain(ne, |i, slot| {
         // SAFETY: `wc` has room for `ne` entries (verbs contract) and
         // i < ne; the slot holds at least CQE_SIZE bytes (checked when
         // mapped); ibv_wc is plain data for which any bytes are valid.

@@ -149,19 +149,8 @@ unsafe fn with_inline<R>(list: &[Sge], f: impl FnOnce(&[&[u8]]) -> Result<R>) ->
 /// says.
 #[inline(always)]
 unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
-    let lim = wqe::SendLimits {
-        max_sge: st.sq.max_sge,
-        max_inline: st.sq.max_inline,
-    };
-    // A negative count compares as huge in rdma-core: EINVAL.
-    let n = u32::try_from(wr.num_sge).map_err(|_| Errno::EINVAL)?;
-    if n > lim.max_sge {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: per this function's contract.
-    let list = unsafe { sges(wr.sg_list, n as usize)? };
-    // The common case (sends and RDMA on a connected QP) is encoded
-    // straight from the C struct; the rest builds a `SendReq`.
+    // The common case (sends and RDMA with a gather list on a connected QP)
+    // is encoded straight from the C struct, inline; the rest out of line.
     let fast = matches!(
         wr.opcode,
         ibv_wr_opcode::IBV_WR_SEND
@@ -170,32 +159,124 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
             | ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM
             | ibv_wr_opcode::IBV_WR_RDMA_READ
     ) && st.qp_type != ibv_qp_type::IBV_QPT_UD;
-    if fast {
-        // SAFETY: plain integers; any bit pattern is a valid value.
-        let rdma = unsafe { wr.wr.rdma };
-        let enc = |slot: &mut [u8], inline: Option<&[&[u8]]>| {
-            wqe::write_send_fast(
-                slot,
-                wr.wr_id,
-                wr.opcode.0,
-                wr.send_flags,
-                wr.imm_data,
-                (rdma.remote_addr, rdma.rkey),
-                list,
-                inline,
-                &lim,
-                *ssn,
-            )
-        };
-        if wr.send_flags & wqe::SEND_INLINE != 0 {
-            // SAFETY: per this function's contract.
-            unsafe { with_inline(list, |bufs| sq.push_with(|slot| enc(slot, Some(bufs))))? };
-        } else {
-            sq.push_with(|slot| enc(slot, None))?;
-        }
-        *ssn = ssn.wrapping_add(1);
-        return Ok(());
+    if !fast {
+        // SAFETY: per this function's contract.
+        return unsafe { post_one_other(st, sq, ssn, wr) };
     }
+    if wr.send_flags & wqe::SEND_INLINE != 0 {
+        // SAFETY: per this function's contract.
+        return unsafe { post_one_inline(st, sq, ssn, wr) };
+    }
+    let lim = wqe::SendLimits {
+        max_sge: st.sq.max_sge,
+        max_inline: st.sq.max_inline,
+    };
+    // A negative count compares as huge in rdma-core: EINVAL (sign-extended,
+    // it is huge as u64).
+    let n = wr.num_sge as i64 as u64;
+    if n > u64::from(lim.max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    // SAFETY: plain integers; any bit pattern is a valid value.
+    let rdma = unsafe { wr.wr.rdma };
+    // As `push_with`, without a closure (which costs this path registers),
+    // on the slot split into the WQE and its gather list.
+    let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_send_parts(
+        w,
+        tail,
+        wr.wr_id,
+        wr.opcode.0,
+        wr.send_flags,
+        wr.imm_data,
+        (rdma.remote_addr, rdma.rkey),
+        list,
+        *ssn,
+    )?;
+    sq.commit()?;
+    *ssn = ssn.wrapping_add(1);
+    Ok(())
+}
+
+/// `post_one` for an inline send or RDMA write on a connected QP.
+///
+/// # Safety
+/// As `post_one`.
+#[inline(always)]
+unsafe fn post_one_inline(
+    st: &QpState,
+    sq: &mut Batch,
+    ssn: &mut u32,
+    wr: &ibv_send_wr,
+) -> Result<()> {
+    let lim = wqe::SendLimits {
+        max_sge: st.sq.max_sge,
+        max_inline: st.sq.max_inline,
+    };
+    let n = wr.num_sge as i64 as u64;
+    if n > u64::from(lim.max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    if list.len() > MAX_INLINE_SGE {
+        return Err(Errno::EINVAL);
+    }
+    // The caller's buffers, copied straight into the slot (no table of
+    // them first).
+    let bufs = list.iter().map(|s| match (s.length, s.addr) {
+        (0, _) => Ok(&[][..]),
+        (_, 0) => Err(Errno::EINVAL),
+        // SAFETY: the caller's inline data: `length` readable bytes at
+        // `addr` (verbs contract), read before we return.
+        (len, addr) => {
+            Ok(unsafe { std::slice::from_raw_parts(addr as usize as *const u8, len as usize) })
+        }
+    });
+    let slot = sq.next_slot();
+    let length = wqe::copy_inline(slot, bufs, lim.max_inline)?;
+    // SAFETY: plain integers; any bit pattern is a valid value.
+    let rdma = unsafe { wr.wr.rdma };
+    wqe::put_fast_header(
+        slot,
+        wr.wr_id,
+        wr.opcode.0,
+        wr.send_flags | wqe::SEND_INLINE,
+        wr.imm_data,
+        (rdma.remote_addr, rdma.rkey),
+        length,
+        list.len(),
+        *ssn,
+    )?;
+    sq.commit()?;
+    *ssn = ssn.wrapping_add(1);
+    Ok(())
+}
+
+/// `post_one` for the other requests: UD, atomics, binds, invalidations
+/// and opcodes rxe does not know.
+///
+/// # Safety
+/// As `post_one`.
+#[inline(never)]
+unsafe fn post_one_other(
+    st: &QpState,
+    sq: &mut Batch,
+    ssn: &mut u32,
+    wr: &ibv_send_wr,
+) -> Result<()> {
+    let lim = wqe::SendLimits {
+        max_sge: st.sq.max_sge,
+        max_inline: st.sq.max_inline,
+    };
+    let n = wr.num_sge as i64 as u64;
+    if n > u64::from(lim.max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    let list = unsafe { sges(wr.sg_list, n as usize)? };
     let op = send_op(wr)?;
     if let SendOp::BindMw(_) = op {
         let rc_uc = matches!(
@@ -244,6 +325,7 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
 }
 
 /// `ibv_post_send` (the `post_send` op).
+#[inline(always)]
 unsafe fn post_send_list(
     ibqp: *mut ibv_qp,
     mut wr: *mut ibv_send_wr,
@@ -322,13 +404,19 @@ unsafe fn post_recv_list(
         let r = if q.full() {
             Err(Errno::ENOMEM)
         } else {
-            let n = u32::try_from(w.num_sge).map_err(|_| Errno::EINVAL);
-            n.and_then(|n| match n > max_sge {
+            // A negative count, sign-extended, is huge as u64: EINVAL as
+            // in rdma-core.
+            let n = w.num_sge as i64 as u64;
+            match n > u64::from(max_sge) {
                 true => Err(Errno::EINVAL),
                 // SAFETY: the WR's gather list (verbs contract).
                 false => unsafe { sges(w.sg_list, n as usize) },
+            }
+            .and_then(|list| {
+                let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+                wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+                q.commit()
             })
-            .and_then(|list| q.push_with(|slot| wqe::write_recv_wqe(slot, w.wr_id, list, max_sge)))
         };
         if let Err(e) = r {
             // SAFETY: non-NULL per this function's contract.

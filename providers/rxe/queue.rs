@@ -24,7 +24,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::mmap::Mmap;
 use crate::entry::{Errno, Result};
+use crate::uverbs::Pod;
 use crate::uverbs::rxe::queue_buf;
+
+/// The alignment of every slot (the data start is page offset 384 and the
+/// kernel's slots are powers of two of at least 64 bytes).
+const SLOT_ALIGN: usize = 64;
 
 /// The mapping plus the geometry read once from its header and checked
 /// against the mapping size, so later header writes cannot move us out of
@@ -108,6 +113,12 @@ impl Ring {
         let data = map
             .raw(queue_buf::DATA, bytes as usize)
             .ok_or(Errno::EINVAL)?;
+        // Slots are aligned for any element header (`Batch::next_parts`).
+        if !(data.as_ptr() as usize).is_multiple_of(SLOT_ALIGN)
+            || (1usize << log2_elem_size) < SLOT_ALIGN
+        {
+            return Err(Errno::EINVAL);
+        }
         Ok(Ring {
             words: IndexWords::new(&map)?,
             map,
@@ -258,13 +269,7 @@ impl ProducerQueue {
     /// of the producer index when the batch is dropped.
     #[inline(always)]
     pub(crate) fn batch(&mut self) -> Batch<'_> {
-        let prod = self.producer_index();
-        Batch {
-            q: self,
-            start: prod,
-            prod,
-            free: 0,
-        }
+        Batch::new(self)
     }
 
     /// The free slot at `index`, for batching several elements before one
@@ -309,6 +314,19 @@ pub(crate) struct Batch<'a> {
     free: u32,
 }
 
+impl<'a> Batch<'a> {
+    #[inline(always)]
+    fn new(q: &'a mut ProducerQueue) -> Batch<'a> {
+        let prod = q.producer_index();
+        Batch {
+            q,
+            start: prod,
+            prod,
+            free: 0,
+        }
+    }
+}
+
 impl Batch<'_> {
     /// Whether no slot is free (the kernel's index is read again first).
     #[inline(always)]
@@ -334,12 +352,50 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// The slot the next post writes (`push_with` without a closure: write
+    /// it, then `commit`).
+    #[inline(always)]
+    pub(crate) fn next_slot(&mut self) -> &mut [u8] {
+        self.q.ring.slot_mut(self.prod)
+    }
+
+    /// The next slot as a header `H` followed by `n` 16-byte entries (SGEs),
+    /// or `None` if they do not fit in a slot. Write it, then `commit`.
+    #[inline(always)]
+    pub(crate) fn next_parts<H: Pod>(&mut self, n: usize) -> Option<(&mut H, &mut [[u8; 16]])> {
+        const { assert!(align_of::<H>() <= SLOT_ALIGN) };
+        let elem = self.q.ring.elem_size();
+        // Entries after the header, negative if not even the header fits
+        // (the same each time: a post loop computes it once).
+        let room = (elem as i64 - size_of::<H>() as i64) >> 4;
+        if n as i64 > room {
+            return None;
+        }
+        let p = self.next_slot().as_mut_ptr();
+        // SAFETY: `p` is a slot of ours (see `next_slot`), aligned to
+        // SLOT_ALIGN (checked in `Ring::new`: the data start is, and slots
+        // are powers of two of at least that size), with room for the header
+        // and `n` entries (checked above); the two parts do not overlap, and
+        // any bytes are valid for a `Pod` and for byte arrays.
+        unsafe {
+            let tail = p.add(size_of::<H>()).cast::<[u8; 16]>();
+            Some((&mut *p.cast::<H>(), std::slice::from_raw_parts_mut(tail, n)))
+        }
+    }
+
+    /// Adds the slot from `next_slot` to the batch; `ENOMEM` if the ring
+    /// is full (then the slot stays unpublished).
+    #[inline(always)]
+    pub(crate) fn commit(&mut self) -> Result<()> {
+        self.take()
+    }
+
     /// Writes the next slot with `fill` and adds it to the batch if `fill`
     /// succeeds and the ring has room (`ENOMEM` otherwise): a bad request is
     /// reported before a full ring, as in rdma-core's post_send.
     #[inline(always)]
     pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
-        fill(self.q.ring.slot_mut(self.prod))?;
+        fill(self.next_slot())?;
         self.take()
     }
 }
@@ -432,8 +488,23 @@ impl ConsumerQueue {
     pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
         let cons = self.consumer_index();
         let n = self.ring.distance(cons, self.producer_index()).min(max);
-        for i in 0..n {
-            each(i, self.ring.slot(cons.wrapping_add(i)));
+        // At most two runs of adjacent slots (before and after the wrap),
+        // walked by pointer: no index arithmetic per completion.
+        let before_wrap = (self.ring.mask - cons + 1).min(n);
+        let es = self.ring.elem_size();
+        let mut p = self.ring.slot_ptr(cons);
+        for i in 0..before_wrap {
+            // SAFETY: slot `cons + i`, before the wrap: inside the live
+            // mapping (see `Ring::slot_ptr`); the kernel does not write the
+            // slots between our index and its own.
+            each(i, unsafe { std::slice::from_raw_parts(p, es) });
+            p = p.wrapping_add(es);
+        }
+        let mut p = self.ring.slot_ptr(0);
+        for i in before_wrap..n {
+            // SAFETY: as above, slot `i - before_wrap` after the wrap.
+            each(i, unsafe { std::slice::from_raw_parts(p, es) });
+            p = p.wrapping_add(es);
         }
         if n > 0 {
             let next = cons.wrapping_add(n) & self.ring.mask;

@@ -437,3 +437,26 @@ fn drain_reads_in_order_and_releases_once() {
     assert_eq!(got, vec![(0, 14), (1, 15)]);
     assert!(empty() && q.empty());
 }
+
+/// `Batch::next_parts`: a header and the entries that fit after it in one
+/// slot, at the slot the next post writes; refused when they do not fit.
+#[test]
+fn next_parts_split_the_slot() {
+    let (m, k) = ring(4, 6);
+    let mut q = ProducerQueue::new(m, 40).unwrap();
+    {
+        let mut b = q.batch();
+        // 40-byte header + 16 = 56 <= 64; + 32 = 72 does not fit.
+        assert!(b.next_parts::<[u64; 5]>(2).is_none());
+        let (h, tail) = b.next_parts::<[u64; 5]>(1).unwrap();
+        *h = [1, 2, 3, 4, 5];
+        tail[0] = [9; 16];
+        b.commit().unwrap();
+        // A header larger than the slot: not even zero entries.
+        assert!(b.next_parts::<[u64; 9]>(0).is_none());
+    }
+    let s = k.slot(0);
+    assert_eq!(&s[..8], &1u64.to_ne_bytes());
+    assert_eq!(&s[40..56], &[9; 16]);
+    assert_eq!(q.len(), 1);
+}

@@ -508,8 +508,12 @@ pub(crate) fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimit
 /// (`inline_data` None) or inline data. The WQE is byte for byte the one
 /// [`write_send_wqe`] writes for the same request (tested), with the same
 /// checks, without building a [`SendReq`] first.
+///
+/// The post path uses its parts ([`write_send_parts`] on a slot split by
+/// `Batch::next_parts`, or [`copy_inline`] and [`put_fast_header`]); this
+/// whole is what the tests hold against [`write_send_wqe`].
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
 pub(crate) fn write_send_fast(
     slot: &mut [u8],
     wr_id: u64,
@@ -530,33 +534,133 @@ pub(crate) fn write_send_fast(
             | opcode::RDMA_WRITE_WITH_IMM
             | opcode::RDMA_READ
     ));
-    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
     let (num_sge, length, flags) = match inline_data {
         None => {
-            if send_flags & SEND_INLINE != 0 || size_of_val(sges) > room {
+            if sges.len() > lim.max_sge as usize {
                 return Err(Errno::EINVAL);
             }
-            let length = write_sges(&mut slot[SEND_WQE_SIZE..], sges)?;
-            (sges.len(), length, send_flags)
+            let (w, tail) = split_slot(slot, sges.len()).ok_or(Errno::EINVAL)?;
+            return write_send_parts(
+                w, tail, wr_id, opcode, send_flags, imm_data, rdma, sges, ssn,
+            );
         }
         Some(bufs) => {
-            let mut at = 0usize;
-            for b in bufs {
-                let end = at.checked_add(b.len()).ok_or(Errno::EINVAL)?;
-                if end > lim.max_inline as usize || end > room {
-                    return Err(Errno::EINVAL);
-                }
-                slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
-                at = end;
-            }
-            // at <= max_inline, a u32.
-            (bufs.len(), at as u32, send_flags | SEND_INLINE)
+            let length = copy_inline(slot, bufs.iter().map(|b| Ok(*b)), lim.max_inline)?;
+            (bufs.len(), length, send_flags | SEND_INLINE)
         }
     };
     if num_sge > lim.max_sge as usize {
         return Err(Errno::EINVAL);
     }
+    put_fast_header(
+        slot, wr_id, opcode, flags, imm_data, rdma, length, num_sge, ssn,
+    )
+}
+
+/// Copies inline data after a send WQE header and returns its length:
+/// `EINVAL` past `max_inline` bytes or the slot's room, or for a buffer
+/// `bufs` refuses.
+#[inline(always)]
+pub(crate) fn copy_inline<'a>(
+    slot: &mut [u8],
+    bufs: impl Iterator<Item = Result<&'a [u8]>>,
+    max_inline: u32,
+) -> Result<u32> {
+    let room = slot.len().checked_sub(SEND_WQE_SIZE).ok_or(Errno::EINVAL)?;
+    let room = room.min(max_inline as usize);
+    let mut at = 0usize;
+    for b in bufs {
+        let b = b?;
+        let end = at.checked_add(b.len()).ok_or(Errno::EINVAL)?;
+        if end > room {
+            return Err(Errno::EINVAL);
+        }
+        slot[SEND_WQE_SIZE + at..SEND_WQE_SIZE + end].copy_from_slice(b);
+        at = end;
+    }
+    // at <= max_inline, a u32.
+    Ok(at as u32)
+}
+
+/// The header [`write_send_fast`] writes once the payload is in place
+/// (`length` bytes in `num_sge` entries; `flags` as they go to the kernel).
+/// `EINVAL` if the slot cannot hold a header.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn put_fast_header(
+    slot: &mut [u8],
+    wr_id: u64,
+    opcode: u32,
+    flags: u32,
+    imm_data: u32,
+    rdma: (u64, u32),
+    length: u32,
+    num_sge: usize,
+    ssn: u32,
+) -> Result<()> {
     let w = SendWqe::from_bytes_mut(slot).ok_or(Errno::EINVAL)?;
+    fill_fast_header(
+        w, wr_id, opcode, flags, imm_data, rdma, length, num_sge, ssn,
+    );
+    Ok(())
+}
+
+/// A slot as a header `H` and `n` 16-byte entries after it (what
+/// `Batch::next_parts` gives the post path); `None` if they do not fit or
+/// the slot is misaligned.
+fn split_slot<H: Pod>(slot: &mut [u8], n: usize) -> Option<(&mut H, &mut [[u8; 16]])> {
+    let (h, tail) = slot.split_at_mut_checked(size_of::<H>())?;
+    let tail = tail.get_mut(..n * 16)?.as_chunks_mut::<16>().0;
+    Some((H::from_bytes_mut(h)?, tail))
+}
+
+/// [`write_send_fast`] with a gather list, on a slot already split into
+/// its header and `sges.len()` entries (`Batch::next_parts`); the caller
+/// has checked `max_sge`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn write_send_parts(
+    w: &mut SendWqe,
+    tail: &mut [[u8; 16]],
+    wr_id: u64,
+    opcode: u32,
+    send_flags: u32,
+    imm_data: u32,
+    rdma: (u64, u32),
+    sges: &[Sge],
+    ssn: u32,
+) -> Result<()> {
+    if send_flags & SEND_INLINE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let length = copy_sges(tail, sges)?;
+    fill_fast_header(
+        w,
+        wr_id,
+        opcode,
+        send_flags,
+        imm_data,
+        rdma,
+        length,
+        sges.len(),
+        ssn,
+    );
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn fill_fast_header(
+    w: &mut SendWqe,
+    wr_id: u64,
+    opcode: u32,
+    flags: u32,
+    imm_data: u32,
+    rdma: (u64, u32),
+    length: u32,
+    num_sge: usize,
+    ssn: u32,
+) {
     *w = SendWqe::default();
     w.wr.wr_id = wr_id;
     w.wr.opcode = opcode;
@@ -574,7 +678,6 @@ pub(crate) fn write_send_fast(
     }
     w.ssn = ssn;
     w.dma = dma_info(length, num_sge);
-    Ok(())
 }
 
 // ---- the `ibv_wr_*` API: a builder writes a WQE, setters amend it ----------
@@ -719,6 +822,38 @@ fn write_sges(dst: &mut [u8], sges: &[Sge]) -> Result<u32> {
     Ok(length)
 }
 
+/// Copies the gather list into `dst`'s entries (as many as `sges` has, which
+/// the caller sized them to) and returns its total length; `EINVAL` if that
+/// overflows.
+#[inline(always)]
+fn copy_sges(dst: &mut [[u8; 16]], sges: &[Sge]) -> Result<u32> {
+    let mut length = 0u32;
+    for (d, s) in dst.iter_mut().zip(sges) {
+        d.copy_from_slice(s.as_bytes());
+        length = length.checked_add(s.length).ok_or(Errno::EINVAL)?;
+    }
+    Ok(length)
+}
+
+/// [`write_recv_wqe`] on a slot already split into its header and
+/// `sges.len()` entries (`Batch::next_parts`); the caller has checked
+/// `max_sge`.
+#[inline(always)]
+pub(crate) fn write_recv_parts(
+    w: &mut RecvWqe,
+    tail: &mut [[u8; 16]],
+    wr_id: u64,
+    sges: &[Sge],
+) -> Result<()> {
+    let length = copy_sges(tail, sges)?;
+    *w = RecvWqe {
+        wr_id,
+        dma: dma_info(length, sges.len()),
+        ..RecvWqe::default()
+    };
+    Ok(())
+}
+
 /// Encodes a receive work request into a receive queue or SRQ slot.
 /// `EINVAL` for more SGEs than `max_sge` (as rdma-core) or than the slot holds.
 #[inline(always)]
@@ -728,17 +863,11 @@ pub(crate) fn write_recv_wqe(
     sges: &[Sge],
     max_sge: u32,
 ) -> Result<()> {
-    if sges.len() > max_sge as usize || RECV_WQE_SIZE + size_of_val(sges) > slot.len() {
+    if sges.len() > max_sge as usize {
         return Err(Errno::EINVAL);
     }
-    let length = write_sges(&mut slot[RECV_WQE_SIZE..], sges)?;
-    let wqe = RecvWqe {
-        wr_id,
-        dma: dma_info(length, sges.len()),
-        ..RecvWqe::default()
-    };
-    put(&wqe, slot);
-    Ok(())
+    let (w, tail) = split_slot(slot, sges.len()).ok_or(Errno::EINVAL)?;
+    write_recv_parts(w, tail, wr_id, sges)
 }
 
 /// Decodes the completion in a CQ slot (`ConsumerQueue::drain`);
