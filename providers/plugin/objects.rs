@@ -5,7 +5,7 @@
 #![allow(unsafe_code)]
 
 use crate::abi::*;
-use crate::context::{Context, Obj};
+use crate::context::Context;
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
 use crate::object::{self, Kind};
 use std::sync::Arc;
@@ -32,7 +32,6 @@ pub(crate) fn destroy_all(ctx: &Arc<Context>, ops: &verbs_context_ops) {
     let entries = object::take_owned_by(ctx);
     let mut left: Vec<(u8, Kind, *mut std::ffi::c_void)> = entries
         .iter()
-        .filter_map(|e| e.downcast_ref::<Obj>())
         .filter_map(|o| Some((rank(o.kind())?, o.kind(), o.addr().as_ptr())))
         .collect();
     left.sort_by_key(|l| l.0);

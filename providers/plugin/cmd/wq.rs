@@ -125,7 +125,7 @@ fn wait_and_forget<O: Send + Sync + 'static>(wq: *const ibv_wq, reported: u32) {
             comp: 0,
             async_: reported,
         });
-        let _ = object::take::<ibv_wq, O>(wq);
+        let _ = object::take_if::<ibv_wq, O>(wq, |_| Ok(()));
     }
 }
 
