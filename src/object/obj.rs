@@ -70,7 +70,7 @@ pub(crate) trait Token: Sync {
     /// Frees the object at `c`: the registry's last reference to it is gone.
     ///
     /// # Safety
-    /// As for `retire`; `c` is not used again.
+    /// As for `retire`, and `retire` has run for `c`; `c` is not used again.
     unsafe fn release(&self, c: NonNull<c_void>);
 }
 
@@ -153,7 +153,10 @@ impl Drop for New {
     fn drop(&mut self) {
         if let Some(t) = self.token {
             // SAFETY: the token owns `c`, which nobody else has seen.
-            unsafe { t.release(self.c) };
+            unsafe {
+                t.retire(self.c);
+                t.release(self.c);
+            }
         }
     }
 }
@@ -242,8 +245,11 @@ impl<O> Obj<O> {
 
 impl<O> Drop for Obj<O> {
     fn drop(&mut self) {
+        // A destroy retired it already; a closed context's objects not yet.
+        self.retire();
         if let Some(t) = self.token {
-            // SAFETY: the token owns `c`; this is the last reference.
+            // SAFETY: the token owns `c`, retired above; this is the last
+            // reference.
             unsafe { t.release(self.c) };
         }
     }

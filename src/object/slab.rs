@@ -398,8 +398,7 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
     }
 
     unsafe fn release(&self, c: NonNull<c_void>) {
-        // SAFETY: per the trait contract, after retire.
-        unsafe { self.retire(c) };
+        // Per the trait contract, `retire` has run: tag cleared, pins drained.
         let Some(s) = self.slot_of(c.as_ptr()) else {
             return;
         };
