@@ -27,11 +27,12 @@ pub(crate) enum Kind {
     Ah,
     Dm,
     /// Only a hosted plugin's (ibv_create_wq is verbs.h's inline call of its op).
+    /// The last variant: [`KINDS`] counts up to it.
     Wq,
 }
 
 /// How many kinds there are.
-pub(crate) const KINDS: usize = Kind::Dm as usize + 1;
+pub(crate) const KINDS: usize = Kind::Wq as usize + 1;
 
 /// The C struct types C hands us for each kind (`ibv_cq_ex` and `ibv_qp_ex`
 /// start with `ibv_cq`/`ibv_qp`: same objects, same kinds).
