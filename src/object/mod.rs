@@ -266,6 +266,12 @@ pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
 /// the caller drops them outside the registry lock.
 pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O>> {
     let mut out = Vec::new();
+    // Every record holds a clone of its owner: when the caller's is the only
+    // one, nothing is left to find, and no other thread can make a record
+    // for this owner (it would need a clone). Spares the walk of every slot.
+    if Arc::strong_count(ctx) == 1 {
+        return out;
+    }
     for slab in SLABS.iter().filter_map(OnceLock::get) {
         if slab.1 != TypeId::of::<O>() {
             continue;
