@@ -17,6 +17,7 @@ use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::object::Kind;
+use crate::object::events::Events;
 use crate::uverbs::Pod;
 use crate::uverbs::cq::CqCreate;
 use crate::uverbs::mr::RegMr;
@@ -421,10 +422,37 @@ pub(crate) unsafe fn create_cq(
     Ok(())
 }
 
+thread_local! {
+    /// The object this thread's hosted destroy is destroying (its C address
+    /// and its record's event counts), set by [`destroying`] around the
+    /// plugin's destroy op: the plugin's `ibv_cmd_destroy_*` waits on it
+    /// without looking the object up again.
+    static DESTROYING: std::cell::Cell<(usize, *const Events)> =
+        const { std::cell::Cell::new((0, std::ptr::null())) };
+}
+
+/// Runs the plugin's destroy op `f` on `o` with `o` as this thread's
+/// object being destroyed (see [`DESTROYING`]).
+pub(crate) fn destroying<R>(o: &crate::context::Obj, f: impl FnOnce() -> R) -> R {
+    let prev = DESTROYING.replace((o.addr().as_ptr() as usize, &raw const o.events));
+    let r = f();
+    DESTROYING.set(prev);
+    r
+}
+
 /// Waits until every event the kernel reported for an object was
 /// acknowledged (as rdma-core's destroy commands do), on the registry's
-/// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on.
+/// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on:
+/// the record of the destroy in progress on this thread, else the
+/// registry's (a plugin's destroy op called outside our verbs).
 fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
+    let (addr, events) = DESTROYING.get();
+    if addr == p as usize && !events.is_null() {
+        // SAFETY: set by `destroying`, whose caller holds the record (a
+        // live reference) until the plugin's op, which called us, returns.
+        unsafe { (*events).wait_acked(reported) };
+        return;
+    }
     if let Ok(o) = object::get::<C, Context>(p) {
         o.events.wait_acked(reported);
     }

@@ -80,9 +80,10 @@ impl Hosted {
         Ok(New::of(c, None))
     }
 
-    /// Destroys an object with the plugin's op.
+    /// Destroys an object with the plugin's op (which finds `o`'s record
+    /// through [`super::cmd::destroying`] to wait for its events).
     fn destroy(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
-        ret(f(o.addr().as_ptr()))?;
+        ret(super::cmd::destroying(o, || f(o.addr().as_ptr())))?;
         self.p.uncount_object();
         Ok(())
     }
