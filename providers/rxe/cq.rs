@@ -8,11 +8,11 @@ use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::obj::cq::{CQS, CqInner, CqState, RxeCq, state};
+use super::obj::cq::{CQS, CqInner, CqState, RESIZED, RxeCq, state};
 use super::queue::ConsumerQueue;
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
@@ -111,15 +111,12 @@ pub(super) fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
     let st = CqState {
         handle: made.cq_handle,
         first: queue.index_words(),
-        resized: AtomicBool::new(false),
+        first_kept: AtomicU32::new(0),
         lock: SpinLock::new(CqInner {
             queue,
-            first_map: None,
             cur: 0,
             shown: false,
         }),
-        channel: a.channel,
-        ex: a.ex.is_some(),
     };
     Ok(slot.fill(RxeCq {
         c: UnsafeCell::new(c),
@@ -135,7 +132,7 @@ pub(super) fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     }
     let mut g = st.lock.lock();
     // From now on polls take the lock (the first ring goes stale).
-    st.resized.store(true, Ordering::Release);
+    st.first_kept.fetch_or(RESIZED, Ordering::Release);
     let mut resp = rxe::ResizeCqResp::default();
     let uv = &cq.ctx.uverbs;
     let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;
@@ -144,15 +141,23 @@ pub(super) fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     let map = Mmap::map(uv.fd(), &resp.mi)?;
     let old = g.queue.remap(map, CQE_SIZE)?;
     // Keep the first ring mapped (lock-free readers may still look at it);
-    // later ones go now.
-    g.first_map.get_or_insert(old);
+    // later ones go now. Under the lock: the only writer.
+    if st.first_kept.load(Ordering::Relaxed) == RESIZED {
+        st.first_kept
+            .store(RESIZED | old.keep_mapped(), Ordering::Relaxed);
+    }
     Ok(())
 }
 
 pub(super) fn destroy(cq: &Obj) -> Result<EventCounts> {
     let st = state(cq)?;
     let r = cq.ctx.uverbs.destroy_cq(st.handle)?;
-    if let Some(ch) = &st.channel {
+    // The channel the CQ was created with counted it (rdma-core reads
+    // `cq->channel` too); a channel in use cannot go (EBUSY).
+    let ch = cq.read_c(|c: &ibv_cq| c.channel);
+    if !ch.is_null()
+        && let Ok(ch) = crate::object::get::<ibv_comp_channel, Context>(ch)
+    {
         ch.drop_cq_ref();
     }
     Ok(EventCounts {

@@ -3,30 +3,44 @@
 //! sections and a raw lock/unlock pair for the ones C spans over several calls
 //! (`ibv_wr_start` .. `ibv_wr_complete`, `ibv_start_poll` .. `ibv_end_poll`).
 //! Uncontended it costs one compare-exchange and one store.
+//!
+//! One word is the whole lock (a queue's lock is heap per QP and CQ): 0 when
+//! free, [`LOCKED`] while a guard holds it, the holder's thread id while a
+//! thread holds it for a batch.
 #![allow(unsafe_code)]
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 pub(crate) struct SpinLock<T> {
-    locked: AtomicBool,
-    /// The thread holding the lock across C calls (a batch: see
-    /// [`SpinLock::begin`]), 0 when none. Written only by the holder.
-    owner: AtomicUsize,
+    /// Free (0), held by a guard ([`LOCKED`]) or by a batch of the thread
+    /// whose id it is (see [`SpinLock::begin_while`]).
+    word: AtomicU32,
     data: UnsafeCell<T>,
 }
 
-/// A non-zero id of the calling thread (the address of a thread-local),
-/// out of line: callers look it up only when a batch owner is set (a call
-/// the compiler would otherwise hoist above that test).
+/// The lock word of a lock a guard holds (thread ids are above it).
+const LOCKED: u32 = 1;
+
+/// The calling thread's id: above [`LOCKED`], never handed to two threads
+/// (ids are not reused); 0 once the ids are used up (such a thread cannot
+/// open a batch). Out of line: callers look it up only when a batch owner is
+/// set (a call the compiler would otherwise hoist above that test).
 #[cold]
 #[inline(never)]
-pub(crate) fn thread_id() -> usize {
+pub(crate) fn thread_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(LOCKED + 1);
     thread_local! {
-        static ID: u8 = const { 0 };
+        static ID: Cell<u32> = const { Cell::new(0) };
     }
-    ID.with(|b| std::ptr::from_ref(b) as usize)
+    ID.with(|id| {
+        if id.get() == 0 {
+            let n = NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
+            id.set(n.unwrap_or(0));
+        }
+        id.get()
+    })
 }
 
 // SAFETY: the data is only reached while the lock is held (guard or raw
@@ -42,29 +56,29 @@ pub(crate) struct Guard<'a, T> {
 impl<T> SpinLock<T> {
     pub(crate) const fn new(v: T) -> Self {
         SpinLock {
-            locked: AtomicBool::new(false),
-            owner: AtomicUsize::new(0),
+            word: AtomicU32::new(0),
             data: UnsafeCell::new(v),
         }
     }
 
     fn acquire(&self) {
-        self.acquire_while(|| true);
+        self.acquire_while(LOCKED, || true);
     }
 
-    /// Takes the lock, unless `alive` turns false while waiting for it
-    /// (checked only while contended): false then, without the lock.
+    /// Takes the lock, its word set to `holder`, unless `alive` turns false
+    /// while waiting for it (checked only while contended): false then,
+    /// without the lock.
     #[inline]
-    fn acquire_while(&self, alive: impl Fn() -> bool) -> bool {
+    fn acquire_while(&self, holder: u32, alive: impl Fn() -> bool) -> bool {
         let mut spins = 0u32;
         while self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .word
+            .compare_exchange_weak(0, holder, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             // Wait reading only; after a while let the holder run (two cores
             // shared by many threads in the tests).
-            while self.locked.load(Ordering::Relaxed) {
+            while self.word.load(Ordering::Relaxed) != 0 {
                 spins = spins.wrapping_add(1);
                 if spins.is_multiple_of(64) {
                     if !alive() {
@@ -90,7 +104,8 @@ impl<T> SpinLock<T> {
     /// holder may never release it, e.g. a batch left open).
     #[inline]
     pub(crate) fn lock_while(&self, alive: impl Fn() -> bool) -> Option<Guard<'_, T>> {
-        self.acquire_while(alive).then_some(Guard { lock: self })
+        self.acquire_while(LOCKED, alive)
+            .then_some(Guard { lock: self })
     }
 
     /// Whether the calling thread holds the lock for a batch.
@@ -98,8 +113,8 @@ impl<T> SpinLock<T> {
     pub(crate) fn held_by_me(&self) -> bool {
         // No owner (the common case on the data path) needs no thread-local
         // lookup: thread ids are never 0.
-        let owner = self.owner.load(Ordering::Relaxed);
-        owner != 0 && owner == thread_id()
+        let w = self.word.load(Ordering::Relaxed);
+        w > LOCKED && w == thread_id()
     }
 
     #[cfg(test)]
@@ -113,11 +128,11 @@ impl<T> SpinLock<T> {
     /// thread already holds it (where rdma-core would deadlock), and false
     /// when `alive` turns false while waiting (see [`SpinLock::lock_while`]).
     pub(crate) fn begin_while(&self, alive: impl Fn() -> bool) -> bool {
-        if self.held_by_me() || !self.acquire_while(alive) {
+        if self.held_by_me() {
             return false;
         }
-        self.owner.store(thread_id(), Ordering::Relaxed);
-        true
+        let me = thread_id();
+        me != 0 && self.acquire_while(me, alive)
     }
 
     /// The data of the calling thread's batch; `None` if this thread holds
@@ -142,8 +157,7 @@ impl<T> SpinLock<T> {
         if !self.held_by_me() {
             return false;
         }
-        self.owner.store(0, Ordering::Relaxed);
-        self.locked.store(false, Ordering::Release);
+        self.word.store(0, Ordering::Release);
         true
     }
 }
@@ -165,9 +179,12 @@ impl<T> DerefMut for Guard<'_, T> {
 
 impl<T> Drop for Guard<'_, T> {
     fn drop(&mut self) {
-        self.lock.locked.store(false, Ordering::Release);
+        self.lock.word.store(0, Ordering::Release);
     }
 }
+
+// One word of lock beside the data.
+const _: () = assert!(size_of::<SpinLock<u32>>() == 8);
 
 #[cfg(test)]
 mod tests {

@@ -117,6 +117,11 @@ impl Mmap {
         })
     }
 
+    /// Whether this is a heap-backed stand-in.
+    pub(crate) fn is_heap(&self) -> bool {
+        self.heap.is_some()
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }
@@ -174,6 +179,59 @@ impl Mmap {
         // through this value.
         Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off), len) })
     }
+}
+
+/// Heap-backed stand-ins handed out by [`Mmap::into_raw`], until
+/// [`release_raw`]: rings keep only their start (heap per QP and CQ), the
+/// stand-in's block stays here meanwhile.
+static HEAP_RAW: std::sync::Mutex<Vec<(usize, std::sync::Arc<HeapBlock>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+#[cold]
+fn keep_heap(ptr: NonNull<u8>, h: std::sync::Arc<HeapBlock>) {
+    let mut g = HEAP_RAW.lock().unwrap_or_else(|p| p.into_inner());
+    g.push((ptr.as_ptr() as usize, h));
+}
+
+#[cold]
+fn unkeep_heap(ptr: NonNull<u8>) {
+    let mut g = HEAP_RAW.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(i) = g.iter().position(|(p, _)| *p == ptr.as_ptr() as usize) {
+        let block = g.swap_remove(i);
+        drop(g);
+        drop(block);
+    }
+}
+
+impl Mmap {
+    /// Gives up the mapping's ownership: its start, length and whether it
+    /// is a heap-backed stand-in, for [`release_raw`] later.
+    #[inline]
+    pub(crate) fn into_raw(mut self) -> (NonNull<u8>, usize, bool) {
+        let (ptr, len) = (self.ptr, self.len);
+        let heap = self.heap.take();
+        std::mem::forget(self);
+        let is_heap = heap.is_some();
+        if let Some(h) = heap {
+            keep_heap(ptr, h);
+        }
+        (ptr, len, is_heap)
+    }
+}
+
+/// Unmaps what [`Mmap::into_raw`] gave: `len` bytes at `ptr` (every page
+/// they touch), or drops a stand-in's hold on its block.
+///
+/// # Safety
+/// `ptr`, `len` and `heap` came from one `into_raw`, released once; no view
+/// into the mapping outlives this call.
+#[inline]
+pub(crate) unsafe fn release_raw(ptr: NonNull<u8>, len: usize, heap: bool) {
+    if heap {
+        return unkeep_heap(ptr);
+    }
+    // SAFETY: per the contract, our mapping, not used again.
+    unsafe { libc::munmap(ptr.as_ptr().cast(), len) };
 }
 
 impl Drop for Mmap {

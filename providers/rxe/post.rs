@@ -158,7 +158,7 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
             | ibv_wr_opcode::IBV_WR_RDMA_WRITE
             | ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM
             | ibv_wr_opcode::IBV_WR_RDMA_READ
-    ) && st.qp_type != ibv_qp_type::IBV_QPT_UD;
+    ) && st.qp_type() != ibv_qp_type::IBV_QPT_UD;
     if !fast {
         // SAFETY: per this function's contract.
         return unsafe { post_one_other(st, sq, ssn, wr) };
@@ -280,14 +280,14 @@ unsafe fn post_one_other(
     let op = send_op(wr)?;
     if let SendOp::BindMw(_) = op {
         let rc_uc = matches!(
-            st.qp_type,
+            st.qp_type(),
             ibv_qp_type::IBV_QPT_RC | ibv_qp_type::IBV_QPT_UC
         );
         if wr.imm_data != 0 || !rc_uc {
             return Err(Errno::EINVAL);
         }
     }
-    let ud_ah = match (st.qp_type, op) {
+    let ud_ah = match (st.qp_type(), op) {
         (ibv_qp_type::IBV_QPT_UD, SendOp::Send | SendOp::SendWithImm { .. }) => {
             // SAFETY: the UD member is the one a UD send uses.
             let ud = unsafe { wr.wr.ud };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::obj::qp::{QPS, QpState, Rq, RxeQp, Sq, SqInner, state};
+use super::obj::qp::{Present, QPS, QpState, Rq, RxeQp, Sq, SqInner, state};
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
@@ -181,6 +181,7 @@ fn create_common(
         None => Some(Rq {
             queue: SpinLock::new(map(ctx, &drv.rq_mi, RECV_WQE_SIZE).map_err(undo)?),
             max_sge: a.cap.max_recv_sge,
+            present: Present::Yes,
         }),
     };
     let sq = Sq {
@@ -214,7 +215,8 @@ fn create_common(
     let st = QpState {
         ctx: ctx.clone(),
         handle: r.qp_handle,
-        qp_type: a.qp_type,
+        // The accepted types (checked above) fit a byte.
+        qp_type: u8::try_from(a.qp_type.0).map_err(|_| Errno::EINVAL)?,
         sq,
         rq,
         ex,

@@ -20,7 +20,7 @@
 #![allow(unsafe_code)]
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use super::mmap::Mmap;
 use crate::entry::{Errno, Result};
@@ -33,47 +33,60 @@ const SLOT_ALIGN: usize = 64;
 
 /// The mapping plus the geometry read once from its header and checked
 /// against the mapping size, so later header writes cannot move us out of
-/// bounds. The index words and the slot array are located once, here: the
-/// data path then reaches them without further checks.
+/// bounds. The index words and the slot array sit at fixed offsets of the
+/// mapping's start, which is all a ring keeps (with its mask and element
+/// size: 16 bytes, heap per queue): it owns the mapping and unmaps it.
 #[derive(Debug)]
 struct Ring {
-    /// Owned: the pointers below lead into it (its memory does not move
-    /// when the value does).
-    map: Mmap,
-    words: IndexWords,
-    data: NonNull<u8>,
-    log2_elem_size: u32,
+    /// Start of the mapping (header, index words, then the slots at
+    /// `queue_buf::DATA`); owned.
+    base: NonNull<u8>,
     mask: u32,
+    log2_elem_size: u8,
+    /// A heap-backed stand-in (`Mmap::heap`), released as one.
+    heap: bool,
 }
 
-// SAFETY: the pointers lead into `map`, which the Ring owns and which is
-// itself Send + Sync; every access through them is atomic or follows the
-// ring protocol (see the module doc).
+// SAFETY: the pointer leads into the mapping, which the Ring owns and which
+// is plain memory; every access through it is atomic or follows the ring
+// protocol (see the module doc).
 unsafe impl Send for Ring {}
 // SAFETY: as above.
 unsafe impl Sync for Ring {}
 
-/// Where the producer and consumer index words of a mapped ring are. It
-/// does not keep the mapping alive: a CQ keeps its first ring mapped while
-/// it checks these without its lock (see `ConsumerQueue::remap`).
+// The index words lie in the header, before the slots, 4-aligned.
+const _: () = assert!(
+    queue_buf::PRODUCER_INDEX.is_multiple_of(4)
+        && queue_buf::CONSUMER_INDEX.is_multiple_of(4)
+        && queue_buf::PRODUCER_INDEX + 4 <= queue_buf::DATA
+        && queue_buf::CONSUMER_INDEX + 4 <= queue_buf::DATA
+);
+
+/// Where the producer and consumer index words of a mapped ring are (the
+/// ring's start). It does not keep the mapping alive: a CQ keeps its first
+/// ring mapped while it checks these without its lock (see
+/// `ConsumerQueue::remap`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct IndexWords {
-    prod: NonNull<AtomicU32>,
-    cons: NonNull<AtomicU32>,
+    base: NonNull<u8>,
 }
 
-// SAFETY: pointers to atomics; reading them is `unsafe` (see `is_empty`).
+// SAFETY: a pointer to atomics; reading them is `unsafe` (see `is_empty`).
 unsafe impl Send for IndexWords {}
 // SAFETY: as above.
 unsafe impl Sync for IndexWords {}
 
 impl IndexWords {
-    fn new(map: &Mmap) -> Result<IndexWords> {
-        let word = |off| map.atomic_u32(off).map(NonNull::from).ok_or(Errno::EINVAL);
-        Ok(IndexWords {
-            prod: word(queue_buf::PRODUCER_INDEX)?,
-            cons: word(queue_buf::CONSUMER_INDEX)?,
-        })
+    /// The word at `off` (a header index word, see the assertion above).
+    ///
+    /// # Safety
+    /// The ring's mapping is still mapped, for `'a`.
+    #[inline(always)]
+    unsafe fn word<'a>(self, off: usize) -> &'a AtomicU32 {
+        // SAFETY: inside the header of a mapping `Ring::new` checked is at
+        // least `DATA` bytes, 4-aligned (page-aligned start), mapped per the
+        // contract; accessed atomically only.
+        unsafe { &*self.base.as_ptr().add(off).cast::<AtomicU32>() }
     }
 
     /// Whether the ring held nothing at one instant between the call and
@@ -83,11 +96,33 @@ impl IndexWords {
     /// # Safety
     /// The mapping these words were taken from is still mapped.
     pub(crate) unsafe fn is_empty(&self) -> bool {
-        // SAFETY: in bounds and aligned (`Mmap::atomic_u32`), still mapped
-        // per the contract; accessed atomically only.
-        let (prod, cons) = unsafe { (self.prod.as_ref(), self.cons.as_ref()) };
+        // SAFETY: per the contract.
+        let (prod, cons) = unsafe {
+            (
+                self.word(queue_buf::PRODUCER_INDEX),
+                self.word(queue_buf::CONSUMER_INDEX),
+            )
+        };
         let c = cons.load(Ordering::Relaxed);
         prod.load(Ordering::Acquire) == c
+    }
+}
+
+/// The system's page size (a power of two), asked once.
+fn page_size() -> usize {
+    static PAGE: AtomicUsize = AtomicUsize::new(0);
+    match PAGE.load(Ordering::Relaxed) {
+        0 => {
+            // SAFETY: sysconf has no preconditions.
+            let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            let p = usize::try_from(p)
+                .ok()
+                .filter(|p| p.is_power_of_two())
+                .unwrap_or(4096);
+            PAGE.store(p, Ordering::Relaxed);
+            p
+        }
+        p => p,
     }
 }
 
@@ -104,9 +139,8 @@ impl Ring {
         let bytes = (log2_elem_size < 32)
             .then(|| slots << log2_elem_size)
             .ok_or(Errno::EINVAL)?;
-        let fits = (queue_buf::DATA as u64)
-            .checked_add(bytes)
-            .is_some_and(|end| end <= map.len() as u64);
+        let end = (queue_buf::DATA as u64).checked_add(bytes);
+        let fits = end.is_some_and(|end| end <= map.len() as u64);
         if !slots.is_power_of_two() || !fits || (1usize << log2_elem_size) < min_elem_size {
             return Err(Errno::EINVAL);
         }
@@ -119,26 +153,46 @@ impl Ring {
         {
             return Err(Errno::EINVAL);
         }
+        // The ring unmaps what its geometry spans: a mapping with whole
+        // pages beyond that (the kernel's has none; a heap stand-in is freed
+        // whole) would stay mapped. And a
+        // CQ keeps that span in 30 bits (`ConsumerQueue::keep_mapped`).
+        let used = queue_buf::DATA + bytes as usize;
+        let last_page = !(page_size() - 1);
+        let spare_pages = !map.is_heap() && map.len() > (used + !last_page) & last_page;
+        if used >= KEPT_HEAP as usize || spare_pages {
+            return Err(Errno::EINVAL);
+        }
+        let (base, _, heap) = map.into_raw();
         Ok(Ring {
-            words: IndexWords::new(&map)?,
-            map,
-            data,
-            log2_elem_size,
+            base,
             mask,
+            log2_elem_size: log2_elem_size as u8,
+            heap,
         })
+    }
+
+    /// The bytes the ring spans from its start (checked in `new` to reach
+    /// into the mapping's last page).
+    fn map_len(&self) -> usize {
+        queue_buf::DATA + ((self.mask as usize + 1) << self.log2_elem_size)
+    }
+
+    #[inline(always)]
+    fn words(&self) -> IndexWords {
+        IndexWords { base: self.base }
     }
 
     #[inline(always)]
     fn producer(&self) -> &AtomicU32 {
-        // SAFETY: in bounds and aligned (`Mmap::atomic_u32`) of `self.map`,
-        // which lives as long as `self`.
-        unsafe { self.words.prod.as_ref() }
+        // SAFETY: `self` owns the mapping (see `IndexWords::word`).
+        unsafe { self.words().word(queue_buf::PRODUCER_INDEX) }
     }
 
     #[inline(always)]
     fn consumer(&self) -> &AtomicU32 {
         // SAFETY: as in `producer`.
-        unsafe { self.words.cons.as_ref() }
+        unsafe { self.words().word(queue_buf::CONSUMER_INDEX) }
     }
 
     #[inline(always)]
@@ -161,8 +215,8 @@ impl Ring {
     fn slot_ptr(&self, index: u32) -> *mut u8 {
         let off = ((index & self.mask) as usize) << self.log2_elem_size;
         // Inside the slot array: the index is masked and `new` checked that
-        // `mask + 1` slots fit in the mapping.
-        self.data.as_ptr().wrapping_add(off)
+        // `mask + 1` slots fit in the mapping after `DATA`.
+        self.base.as_ptr().wrapping_add(queue_buf::DATA + off)
     }
 
     fn slot(&self, index: u32) -> &[u8] {
@@ -177,6 +231,16 @@ impl Ring {
         unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(index), self.elem_size()) }
     }
 }
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` took over with `into_raw`, every page of
+        // it spanned by `map_len` (checked there); no view outlives `self`.
+        unsafe { super::mmap::release_raw(self.base, self.map_len(), self.heap) };
+    }
+}
+
+const _: () = assert!(size_of::<Ring>() == 16 && size_of::<Option<Ring>>() == 16);
 
 /// A ring user space produces into: the send queue, receive queue or SRQ.
 #[derive(Debug)]
@@ -410,6 +474,21 @@ impl Drop for Batch<'_> {
     }
 }
 
+/// In what `ConsumerQueue::keep_mapped` returns: the ring is a heap-backed
+/// stand-in (the rest is its span).
+const KEPT_HEAP: u32 = 1 << 30;
+
+/// Unmaps a ring given up with `ConsumerQueue::keep_mapped`.
+///
+/// # Safety
+/// `words` and `kept` are one ring's (`index_words`, `keep_mapped`), not
+/// unmapped before; nothing reads through `words` afterwards.
+pub(crate) unsafe fn unmap_kept(words: IndexWords, kept: u32) {
+    let len = (kept & (KEPT_HEAP - 1)) as usize;
+    // SAFETY: per the contract, the mapping `Ring::new` took over.
+    unsafe { super::mmap::release_raw(words.base, len, kept & KEPT_HEAP != 0) };
+}
+
 /// A ring user space consumes from: the completion queue.
 #[derive(Debug)]
 pub(crate) struct ConsumerQueue {
@@ -426,12 +505,12 @@ impl ConsumerQueue {
 
     /// Switches to the mapping returned by a CQ resize. The kernel has copied
     /// the pending completions into it and set its indices. Returns the old
-    /// mapping (the caller unmaps it by dropping it, or keeps it mapped for
+    /// ring (the caller unmaps it by dropping it, or keeps it mapped for
     /// readers of its `index_words`). On error the caller must stop using
     /// this queue.
-    pub(crate) fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<Mmap> {
-        let old = std::mem::replace(&mut self.ring, Ring::new(map, min_elem_size)?);
-        Ok(old.map)
+    pub(crate) fn remap(&mut self, map: Mmap, min_elem_size: usize) -> Result<ConsumerQueue> {
+        let ring = std::mem::replace(&mut self.ring, Ring::new(map, min_elem_size)?);
+        Ok(ConsumerQueue { ring })
     }
 
     pub(crate) fn elem_size(&self) -> usize {
@@ -514,10 +593,18 @@ impl ConsumerQueue {
         n
     }
 
+    /// Gives the ring up, still mapped: what [`unmap_kept`] needs to unmap
+    /// it later with its `index_words` (non-zero, below bit 31).
+    pub(crate) fn keep_mapped(self) -> u32 {
+        let r = std::mem::ManuallyDrop::new(self.ring);
+        // Below KEPT_HEAP (checked in `Ring::new`).
+        r.map_len() as u32 | if r.heap { KEPT_HEAP } else { 0 }
+    }
+
     /// The ring's index words, for a lock-free emptiness check; valid while
     /// this mapping is (see `remap`).
     pub(crate) fn index_words(&self) -> IndexWords {
-        self.ring.words
+        self.ring.words()
     }
 
     /// Releases the oldest completion to the kernel; `ENOENT` if empty.

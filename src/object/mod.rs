@@ -48,7 +48,7 @@ mod rec;
 pub(crate) mod slab;
 
 pub(crate) use events::EventCounts;
-use obj::{KINDS, Probe};
+use obj::{HeapObj, KINDS, Probe};
 pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
 pub(crate) use rec::Ref;
 
@@ -285,15 +285,24 @@ fn retire_where(
 
 /// The slab (at most one per kind) whose slots hold the records of a kind's
 /// Rust-provider objects, with the owner type `O` of those records.
-static SLABS: [OnceLock<(&'static dyn Probe, TypeId)>; KINDS] = [const { OnceLock::new() }; KINDS];
+/// (Its token too: the records in its slots release through it.)
+#[allow(clippy::type_complexity)]
+static SLABS: [OnceLock<(&'static dyn Probe, TypeId, &'static dyn Token)>; KINDS] =
+    [const { OnceLock::new() }; KINDS];
+
+/// The token of `k`'s slab, which releases the objects whose records are
+/// in its slots.
+pub(super) fn slot_token(k: Kind) -> Option<&'static dyn Token> {
+    SLABS[k as usize].get().map(|e| e.2)
+}
 
 /// The slab registered for `k` with owner `O`.
 #[inline]
 fn slab_of<O: 'static>(k: Kind) -> Option<&'static dyn Probe> {
     SLABS[k as usize]
         .get()
-        .filter(|(_, t)| *t == TypeId::of::<O>())
-        .map(|(p, _)| *p)
+        .filter(|e| e.1 == TypeId::of::<O>())
+        .map(|e| e.0)
 }
 
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
@@ -301,13 +310,13 @@ fn slab_of<O: 'static>(k: Kind) -> Option<&'static dyn Probe> {
 /// its slot (no allocation); a hosted C provider's goes into the map.
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
-        let e = SLABS[C::KIND as usize].get_or_init(|| (probe, TypeId::of::<O>()));
+        let e = SLABS[C::KIND as usize].get_or_init(|| (probe, TypeId::of::<O>(), probe.token()));
         if std::ptr::addr_eq(e.0, probe) && e.1 == TypeId::of::<O>() {
             return Ref::register(C::KIND, ctx, new).as_ptr().cast();
         }
     }
-    let obj = Arc::new(Obj::new(C::KIND, ctx, new));
-    let p = obj.c::<C>();
+    let obj = HeapObj::new(C::KIND, ctx, new);
+    let p = obj.obj.c::<C>();
     with_map(|m| m.insert(p as usize, C::KIND as u8, obj as Entry));
     p
 }
@@ -338,7 +347,7 @@ fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>
             .filter(|s| s.kind == C::KIND as u8)
             .and_then(|s| s.e.clone())
     })
-    .and_then(|e| e.downcast::<Obj<O>>().ok())
+    .and_then(|e| e.downcast::<HeapObj<O>>().ok())
     .map(Ref::from_arc)
     .ok_or(Errno::EINVAL)
 }
@@ -402,11 +411,11 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
     }
     out.extend(
         retire_where(|e| {
-            e.downcast_ref::<Obj<O>>()
-                .is_some_and(|o| Arc::ptr_eq(&o.ctx, ctx))
+            e.downcast_ref::<HeapObj<O>>()
+                .is_some_and(|o| Arc::ptr_eq(&o.obj.ctx, ctx))
         })
         .into_iter()
-        .filter_map(|e| e.downcast::<Obj<O>>().ok())
+        .filter_map(|e| e.downcast::<HeapObj<O>>().ok())
         .map(Ref::from_arc),
     );
     out

@@ -82,6 +82,9 @@ pub(crate) trait Token: Sync {
 pub(crate) struct RecSpace(MaybeUninit<[u8; size_of::<Obj<()>>()]>);
 
 const _: () = assert!(align_of::<Obj<()>>() <= align_of::<RecSpace>());
+// The record's size is heap per slab object (issue #13's mem rows): a
+// context reference, two event counters and four flag bytes.
+const _: () = assert!(size_of::<RecSpace>() == 24);
 
 /// Where a slab object's registry record lives: its slot's reference state
 /// (see [`super::rec`]) and the room for the record.
@@ -99,6 +102,8 @@ pub(crate) trait Probe: Sync {
     fn home(&self, p: *const c_void) -> Option<Home>;
     /// Every committed slot's home, live or not.
     fn each(&self, f: &mut dyn FnMut(Home));
+    /// The slab as the token of its objects.
+    fn token(&'static self) -> &'static dyn Token;
 }
 
 /// What a provider's create returns: the C pointer (the head of its object,
@@ -164,17 +169,36 @@ impl Drop for New {
 
 /// The registry's record of one object; `O` is the owner (the context).
 /// `#[repr(C)]`: the same layout for every `O` (see [`RecSpace`]).
+///
+/// A slab object's record (in its slot's header) keeps neither the C
+/// pointer nor the token: the object follows the record in the slot, and
+/// the token is the kind's slab. A hosted object's record is the head of a
+/// [`HeapObj`], which adds both.
 #[repr(C)]
 pub(crate) struct Obj<O> {
-    c: NonNull<c_void>,
     /// The context the object belongs to (and whose ops it dispatches to).
     pub ctx: Arc<O>,
-    token: Option<&'static dyn Token>,
     /// Events reported and acknowledged, and the destroy claim.
     pub events: Events,
     kind: Kind,
     retired: AtomicBool,
+    /// The head of a [`HeapObj`] (else of a slot's record room).
+    heap: bool,
 }
+
+/// A record outside the slabs (a hosted C provider's object, or a Rust
+/// one whose kind has another slab): in a heap `Arc`, with its C pointer
+/// and token.
+#[repr(C)]
+pub(crate) struct HeapObj<O> {
+    pub(crate) obj: Obj<O>,
+    c: NonNull<c_void>,
+    token: Option<&'static dyn Token>,
+}
+
+/// Bytes from a slot's record to its object (the record room's size: the
+/// slot puts the object right after it, see `slab::Slot`).
+pub(crate) const REC_TO_VAL: usize = size_of::<RecSpace>();
 
 // SAFETY: `c` is only an address here; the C struct behind it is accessed
 // through raw pointers under the same rules as rdma-core's core (fields the
@@ -182,19 +206,44 @@ pub(crate) struct Obj<O> {
 unsafe impl<O: Send + Sync> Send for Obj<O> {}
 // SAFETY: as above.
 unsafe impl<O: Send + Sync> Sync for Obj<O> {}
+// SAFETY: as above.
+unsafe impl<O: Send + Sync> Send for HeapObj<O> {}
+// SAFETY: as above.
+unsafe impl<O: Send + Sync> Sync for HeapObj<O> {}
+
+impl<O> HeapObj<O> {
+    /// A record for the map; its address is exposed, so that
+    /// [`Obj::addr`] may reach the fields after the head from `&Obj`.
+    pub(crate) fn new(kind: Kind, ctx: Arc<O>, new: New) -> Arc<HeapObj<O>> {
+        let new = std::mem::ManuallyDrop::new(new);
+        let h = Arc::new(HeapObj {
+            obj: Obj::head(kind, ctx, true),
+            c: new.c,
+            token: new.token,
+        });
+        let _ = Arc::as_ptr(&h).expose_provenance();
+        h
+    }
+}
 
 impl<O> Obj<O> {
-    pub(crate) fn new(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
-        let new = std::mem::ManuallyDrop::new(new);
-        let (c, token) = (new.c, new.token);
+    fn head(kind: Kind, ctx: Arc<O>, heap: bool) -> Obj<O> {
         Obj {
             kind,
-            c,
             ctx,
             events: Events::default(),
-            token,
             retired: AtomicBool::new(false),
+            heap,
         }
+    }
+
+    /// A slot's record for `new` (whose object follows the record room,
+    /// its token being the kind's slab, see [`super::slot_token`]).
+    pub(crate) fn in_slot(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
+        // The slot's token and address are the record's place; nothing to
+        // release here (the record now owns the object).
+        std::mem::forget(new);
+        Obj::head(kind, ctx, false)
     }
 
     pub(crate) fn kind(&self) -> Kind {
@@ -205,13 +254,37 @@ impl<O> Obj<O> {
     #[inline]
     pub(crate) fn c<C: KindOf>(&self) -> *mut C {
         debug_assert_eq!(self.kind, C::KIND);
-        self.c.as_ptr().cast()
+        self.addr().as_ptr().cast()
     }
 
     /// The object's address, for the provider's own conversion to its type.
     #[inline]
     pub(crate) fn addr(&self) -> NonNull<c_void> {
-        self.c
+        let me = std::ptr::from_ref(self).addr();
+        if self.heap {
+            // SAFETY: a heap record is the head of its HeapObj (`#[repr(C)]`,
+            // first field), whose address `HeapObj::new` exposed: the whole
+            // HeapObj is reachable from the head's address, and alive while
+            // `self` is.
+            unsafe { (*std::ptr::with_exposed_provenance::<HeapObj<O>>(me)).c }
+        } else {
+            // A slot's object follows its record room; the slab exposed its
+            // range (`slab::reserve`).
+            let p = std::ptr::with_exposed_provenance_mut::<c_void>(me + REC_TO_VAL);
+            // SAFETY: a slot address inside the slab's range, not NULL.
+            unsafe { NonNull::new_unchecked(p) }
+        }
+    }
+
+    /// The token that releases the object.
+    fn token(&self) -> Option<&'static dyn Token> {
+        if self.heap {
+            let me = std::ptr::from_ref(self).addr();
+            // SAFETY: as in `addr`.
+            unsafe { (*std::ptr::with_exposed_provenance::<HeapObj<O>>(me)).token }
+        } else {
+            super::slot_token(self.kind)
+        }
     }
 
     /// A value read from the C struct (e.g. its kernel handle).
@@ -235,23 +308,55 @@ impl<O> Obj<O> {
     /// Fences the data path out of a destroyed object (its memory stays
     /// until the last reference goes).
     pub(crate) fn retire(&self) {
-        if let Some(t) = self.token
-            && !self.retired.swap(true, Ordering::AcqRel)
+        if !self.retired.swap(true, Ordering::AcqRel)
+            && let Some(t) = self.token()
         {
             // SAFETY: the token owns `c`; not released before our drop.
-            unsafe { t.retire(self.c) };
+            unsafe { t.retire(self.addr()) };
         }
     }
 }
 
-impl<O> Drop for Obj<O> {
+impl<O> Drop for HeapObj<O> {
     fn drop(&mut self) {
         // A destroy retired it already; a closed context's objects not yet.
-        self.retire();
+        self.obj.retire();
         if let Some(t) = self.token {
             // SAFETY: the token owns `c`, retired above; this is the last
             // reference.
             unsafe { t.release(self.c) };
         }
+    }
+}
+
+impl<O> Obj<O> {
+    /// Ends a slot's record, its last reference gone: fences the object
+    /// out, moves the record out of the slot, then releases the slot (which
+    /// may be reused at once) and drops the record.
+    ///
+    /// # Safety
+    /// `rec` is a slot's record (not a heap one) whose last reference went;
+    /// nobody else can reach it.
+    pub(crate) unsafe fn end_in_slot(rec: *mut Obj<O>) {
+        // SAFETY: per the contract, ours alone until released.
+        let (c, t) = unsafe {
+            let r = &*rec;
+            debug_assert!(!r.heap);
+            let (c, t) = (r.addr(), r.token());
+            if let Some(t) = t
+                && !r.retired.swap(true, Ordering::AcqRel)
+            {
+                // SAFETY: the token owns `c`; released below.
+                t.retire(c);
+            }
+            (c, t)
+        };
+        // SAFETY: as above; the slot's room is not read again.
+        let moved = unsafe { rec.read() };
+        if let Some(t) = t {
+            // SAFETY: the token owns `c`, retired above.
+            unsafe { t.release(c) };
+        }
+        drop(moved);
     }
 }

@@ -9,7 +9,7 @@
 //! so reading the state of a stale slot is always safe.
 #![allow(unsafe_code)]
 
-use super::obj::{Home, Kind, New, Obj};
+use super::obj::{HeapObj, Home, Kind, New, Obj};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ pub(crate) const REG: u32 = 1 << 31;
 pub(crate) struct Ref<O: 'static> {
     obj: NonNull<Obj<O>>,
     /// The slot's state, or None for a heap record (`obj` is then an
-    /// `Arc::into_raw`).
+    /// `Arc::<HeapObj>::into_raw`, whose head it is).
     state: Option<&'static AtomicU32>,
 }
 
@@ -34,9 +34,11 @@ unsafe impl<O: Send + Sync> Send for Ref<O> {}
 unsafe impl<O: Send + Sync> Sync for Ref<O> {}
 
 impl<O> Ref<O> {
-    pub(crate) fn from_arc(a: Arc<Obj<O>>) -> Ref<O> {
+    pub(crate) fn from_arc(a: Arc<HeapObj<O>>) -> Ref<O> {
         Ref {
-            obj: NonNull::new(Arc::into_raw(a).cast_mut()).expect("arc"),
+            obj: NonNull::new(Arc::into_raw(a).cast_mut())
+                .expect("arc")
+                .cast(),
             state: None,
         }
     }
@@ -67,8 +69,7 @@ impl<O> Ref<O> {
     /// [`Ref::unregister`] gives up. Returns the object's address.
     pub(crate) fn register(kind: Kind, ctx: Arc<O>, new: New) -> NonNull<c_void> {
         let (home, _) = new.home().expect("a slab's object");
-        let obj = Obj::new(kind, ctx, new);
-        let c = obj.addr();
+        let obj = Obj::in_slot(kind, ctx, new);
         // Only Vacant::fill makes a New with a home, for its vacant slot
         // (state 0: no reference can be taken, nobody reads the record);
         // the New is consumed here, so this happens once per fill.
@@ -76,7 +77,8 @@ impl<O> Ref<O> {
         // SAFETY: room for an Obj<O> (RecSpace), unread at state 0.
         unsafe { home.rec.cast::<Obj<O>>().write(obj) };
         home.state.store(REG | 1, Ordering::Release);
-        c
+        // SAFETY: just written; the object follows its record.
+        unsafe { home.rec.cast::<Obj<O>>().as_ref() }.addr()
     }
 
     /// For a slot record: clears `REG` and drops the registry's reference
@@ -105,7 +107,7 @@ impl<O> Clone for Ref<O> {
     fn clone(&self) -> Ref<O> {
         match self.state {
             // SAFETY: `obj` came from Arc::into_raw and we hold its count.
-            None => unsafe { Arc::increment_strong_count(self.obj.as_ptr()) },
+            None => unsafe { Arc::increment_strong_count(self.obj.as_ptr().cast::<HeapObj<O>>()) },
             Some(st) => {
                 st.fetch_add(1, Ordering::Relaxed);
             }
@@ -122,17 +124,15 @@ impl<O> Drop for Ref<O> {
     fn drop(&mut self) {
         match self.state {
             // SAFETY: `obj` came from Arc::into_raw; our count goes.
-            None => unsafe { drop(Arc::from_raw(self.obj.as_ptr())) },
+            None => unsafe { drop(Arc::from_raw(self.obj.as_ptr().cast::<HeapObj<O>>())) },
             Some(st) => {
                 if st.fetch_sub(1, Ordering::Release) != 1 {
                     return;
                 }
                 fence(Ordering::Acquire);
                 // SAFETY: the last reference (state 0, REG clear: nobody can
-                // take another): the record moves out of the slot before its
-                // drop releases the slot (which may then be reused at once).
-                let obj = unsafe { self.obj.as_ptr().read() };
-                drop(obj);
+                // take another) of a slot's record.
+                unsafe { Obj::end_in_slot(self.obj.as_ptr()) };
             }
         }
     }

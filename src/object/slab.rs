@@ -5,7 +5,8 @@
 //! of address space reserved at the first create (`mmap(PROT_NONE,
 //! MAP_NORESERVE)`), committed from its start as the slab grows (`mprotect`,
 //! doubling) and never returned while the library is loaded. A slot is a
-//! small header (live tag, count of data-path calls in flight) followed by
+//! small header (live bit and count of data-path calls in flight, in one
+//! word; the registry's reference count; the registry's record) followed by
 //! the object, whose first member is the verbs C struct: the pointer C holds
 //! is the object's address.
 //!
@@ -15,28 +16,28 @@
 //! slots; only then
 //! does it read that slot's header, which is our memory whatever the caller
 //! passed. It never reads memory before or around a foreign pointer, and never
-//! memory that went back to the allocator: a stale pointer finds a cleared tag
+//! memory that went back to the allocator: a stale pointer finds a cleared live bit
 //! (`None`) or a live object of the same type, which is all C's raw pointers
 //! can promise.
 //!
 //! Guarantee for a thread that uses an object while another destroys it: a
 //! data-path call holds a [`Pinned`] for its whole duration. Destroy first
-//! clears the tag, then waits for the pins in flight to go ([`Token::retire`]);
+//! clears the live bit, then waits for the pins in flight to go ([`Token::retire`]);
 //! only after that are the object's rings unmapped and its slot reused
 //! ([`Token::release`]). So a call either completes on the intact object
-//! (before the destroy finished) or sees the cleared tag and returns EINVAL;
+//! (before the destroy finished) or sees the cleared live bit and returns EINVAL;
 //! it never touches unmapped or freed memory and never waits for the
 //! destroyer (pins are held for one call, never across calls).
 #![allow(unsafe_code)]
 
 use super::Token;
-use super::obj::{Home, Probe, RecSpace};
+use super::obj::{Home, Probe, REC_TO_VAL, RecSpace};
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
 use std::ptr::NonNull;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 /// Slots committed by the first growth; each growth doubles the count.
 const BASE: usize = 8;
@@ -47,11 +48,14 @@ const RESERVE: usize = 1 << 30;
 #[cfg(miri)]
 const HEAP_RESERVE: usize = 1 << 20;
 
+/// Set in a slot's `pins` while it holds a live object.
+const LIVE: u32 = 1 << 31;
+
 #[repr(C)]
 struct Slot<T> {
-    /// The slab's tag while the slot holds a live object; 0 otherwise.
-    tag: AtomicU64,
-    /// Data-path calls in flight on this slot ([`Pinned`]).
+    /// [`LIVE`] while the slot holds a live object, plus the data-path calls
+    /// in flight on it ([`Pinned`]): one word, so that the pin is one atomic
+    /// add that also sees whether the object is live.
     pins: AtomicU32,
     /// The control path's hold on the object: whether C holds it and how
     /// many references the core has (see `super::rec`).
@@ -65,7 +69,6 @@ struct Slot<T> {
 /// `#[repr(C)]` with its verbs C struct first, so the address of a slot's
 /// `T` is the pointer C holds.
 pub(crate) struct Slab<T: 'static> {
-    tag: u64,
     /// Start of the reserved range; NULL until the first slot is taken (a
     /// pointer, not an address: the range stays reachable, with provenance).
     base: AtomicPtr<u8>,
@@ -100,12 +103,12 @@ unsafe impl<T: Send + Sync> Send for Slab<T> {}
 const VAL: usize = offset_of!(Slot<u64>, val);
 
 impl<T: Send + Sync + 'static> Slab<T> {
-    /// A slab whose live slots carry `tag` (non-zero; the type's name hash
-    /// by convention, see [`tag_of`]).
+    /// A slab named by `tag` (non-zero; the type's name hash by convention,
+    /// see [`tag_of`]). Slots need no tag of their own: each slab has its
+    /// own address range, so a live slot of it holds one of its objects.
     pub(crate) const fn new(tag: u64) -> Self {
         assert!(tag != 0);
         Slab {
-            tag,
             base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
             free: Mutex::new(Free {
@@ -151,8 +154,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
     #[inline(always)]
     pub(crate) fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
         let s = self.slot_of(p)?;
-        s.pins.fetch_add(1, Ordering::SeqCst);
-        if s.tag.load(Ordering::SeqCst) != self.tag {
+        if s.pins.fetch_add(1, Ordering::SeqCst) & LIVE == 0 {
             s.pins.fetch_sub(1, Ordering::Release);
             return None;
         }
@@ -160,8 +162,8 @@ impl<T: Send + Sync + 'static> Slab<T> {
     }
 
     /// The object at `p` for the control path, whose registry entry keeps it
-    /// from being released: address check only (a retired object, whose tag
-    /// is already cleared, is still valid until released).
+    /// from being released: address check only (a retired object, no longer
+    /// live, is still valid until released).
     ///
     /// # Safety
     /// `p` came from [`Vacant::fill`] of this slab and its [`Token::release`]
@@ -266,6 +268,8 @@ fn reserve(want: usize, _align: usize) -> (*mut u8, usize) {
             )
         };
         if m != libc::MAP_FAILED {
+            // Records reach their objects by address (`Obj::addr`).
+            let _ = m.expose_provenance();
             return (m.cast(), len);
         }
         assert!(len > 4096, "slab: no address space");
@@ -292,6 +296,8 @@ fn reserve(_want: usize, align: usize) -> (*mut u8, usize) {
     if base.is_null() {
         std::alloc::handle_alloc_error(layout);
     }
+    // Records reach their objects by address (`Obj::addr`).
+    let _ = base.expose_provenance();
     (base, HEAP_RESERVE)
 }
 
@@ -357,14 +363,16 @@ impl<T: Send + Sync + 'static> Vacant<T> {
     /// Builds the object in the slot and makes it live: `pin` finds it from
     /// now on. Returns what the registry owns ([`super::New`]).
     pub(crate) fn fill(self, v: T) -> super::New {
+        let () = Slot::<T>::VAL_AFTER_REC;
         let slot = self.slot;
         let slab = self.slab;
         std::mem::forget(self);
         // SAFETY: the slot is ours (taken from the free list, no pins can
-        // hold a non-live slot past their tag check).
+        // hold a non-live slot past their live check).
         unsafe {
             (*(*slot).val.get()).write(v);
-            (*slot).tag.store(slab.tag, Ordering::SeqCst);
+            // Calls that failed their pin may still be backing out.
+            (*slot).pins.fetch_or(LIVE, Ordering::SeqCst);
         }
         // SAFETY: projection inside our chunk.
         let p = unsafe { (*slot).val.get() }.cast::<c_void>();
@@ -385,7 +393,7 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
         let Some(s) = self.slot_of(c.as_ptr()) else {
             return;
         };
-        s.tag.store(0, Ordering::SeqCst);
+        s.pins.fetch_and(!LIVE, Ordering::SeqCst);
         let mut spins = 0u32;
         while s.pins.load(Ordering::SeqCst) != 0 {
             spins = spins.wrapping_add(1);
@@ -398,12 +406,12 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
     }
 
     unsafe fn release(&self, c: NonNull<c_void>) {
-        // Per the trait contract, `retire` has run: tag cleared, pins drained.
+        // Per the trait contract, `retire` has run: not live, pins drained.
         let Some(s) = self.slot_of(c.as_ptr()) else {
             return;
         };
         // SAFETY: the slot held a live T (filled); no pin can reach it any
-        // more (tag cleared, pins drained) and the registry's last reference
+        // more (not live, pins drained) and the registry's last reference
         // is going: nobody else uses the T.
         unsafe { (*s.val.get()).assume_init_drop() };
         self.put_back(std::ptr::from_ref(s).cast_mut());
@@ -412,11 +420,19 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
 
 impl<T> Slot<T> {
     fn home(&'static self) -> Home {
+        // The record room through a pointer to the whole slot, so that the
+        // object after it stays reachable from the record (`Obj::addr`).
+        let p = std::ptr::from_ref(self).cast_mut();
         Home {
             state: &self.state,
-            rec: NonNull::new(self.rec.get().cast()).expect("slot address"),
+            // SAFETY: a projection inside our slot.
+            rec: unsafe { NonNull::new_unchecked(&raw mut (*p).rec) }.cast(),
         }
     }
+
+    /// The object follows the record room ([`REC_TO_VAL`]).
+    const VAL_AFTER_REC: () =
+        assert!(offset_of!(Slot<T>, val) == offset_of!(Slot<T>, rec) + REC_TO_VAL);
 }
 
 impl<T: Send + Sync + 'static> Probe for Slab<T> {
@@ -439,6 +455,10 @@ impl<T: Send + Sync + 'static> Probe for Slab<T> {
             f(unsafe { &*s }.home());
         }
     }
+
+    fn token(&'static self) -> &'static dyn Token {
+        self
+    }
 }
 
 /// One data-path call's hold on a live object: the object cannot be
@@ -451,7 +471,7 @@ impl<T> std::ops::Deref for Pinned<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        // SAFETY: the tag was live after our pin, so the T is initialised and
+        // SAFETY: the slot was live at our pin, so the T is initialised and
         // is not dropped before the pin goes.
         unsafe { (*self.slot.val.get()).assume_init_ref() }
     }
@@ -463,7 +483,7 @@ impl<T> Pinned<T> {
     /// of waiting, e.g. for a lock; the destroy waits for it).
     #[inline]
     pub(crate) fn alive(&self) -> bool {
-        self.slot.tag.load(Ordering::Relaxed) != 0
+        self.slot.pins.load(Ordering::Relaxed) & LIVE != 0
     }
 }
 
@@ -474,7 +494,8 @@ impl<T> Drop for Pinned<T> {
     }
 }
 
-const _: () = assert!(VAL >= 16);
+// The slot's header: the pin word, the reference state and the record.
+const _: () = assert!(VAL == 8 + REC_TO_VAL);
 
 #[cfg(test)]
 mod tests {
@@ -511,7 +532,7 @@ mod tests {
         assert!(THINGS.pin(std::ptr::null()).is_none());
         drop(n); // retire + release
         assert_eq!(std::sync::Arc::strong_count(&v), 1, "dropped in place");
-        // Stale: the tag is cleared, the memory still ours.
+        // Stale: not live any more, the memory still ours.
         assert!(THINGS.pin(p).is_none());
         // Reused: a live object of the same type.
         let (n2, _) = make(&THINGS, 9);

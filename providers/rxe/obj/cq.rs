@@ -4,15 +4,14 @@
 
 use std::cell::UnsafeCell;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::abi::*;
-use crate::context::{Obj, ObjRef};
+use crate::context::Obj;
 use crate::entry::{Errno, Result};
 use crate::object::slab::{Pinned, Slab, tag_of};
 use crate::providers::rxe::lock::SpinLock;
-use crate::providers::rxe::mmap::Mmap;
-use crate::providers::rxe::queue::{ConsumerQueue, IndexWords};
+use crate::providers::rxe::queue::{ConsumerQueue, IndexWords, unmap_kept};
 
 /// An rxe CQ: the C struct C holds (`ibv_cq` at the head of an `ibv_cq_ex`),
 /// then the provider's state, in one slab slot (rdma-core's `struct rxe_cq`).
@@ -41,9 +40,6 @@ pub(crate) fn pin(p: *const ibv_cq) -> Option<Pinned<RxeCq>> {
 /// The ring and the `ibv_start_poll` cursor, under the CQ's lock.
 pub(crate) struct CqInner {
     pub queue: ConsumerQueue,
-    /// The ring the CQ was created with, once a resize replaced it: still
-    /// mapped for `CqState::first` until the CQ goes.
-    pub first_map: Option<Mmap>,
     /// The completion `ibv_start_poll`/`ibv_next_poll` stand on.
     pub cur: u32,
     /// Whether `cur` holds a completion the batch showed (false after a
@@ -51,21 +47,25 @@ pub(crate) struct CqInner {
     pub shown: bool,
 }
 
+/// In `CqState::first_kept`: the CQ was resized (its first ring is stale).
+pub(crate) const RESIZED: u32 = 1 << 31;
+
+/// rdma-core's `struct rxe_cq` beyond the C struct: 48 bytes (the comp
+/// channel is the C struct's, as in rdma-core).
 pub(crate) struct CqState {
     pub handle: u32,
     /// Under the CQ's lock (poll, resize); held by the polling thread from
     /// `ibv_start_poll` to `ibv_end_poll`, also after a `next_poll` that found
     /// nothing (rdma-core PR #1617), as a batch of that thread.
     pub lock: SpinLock<CqInner>,
-    pub channel: Option<ObjRef>,
-    /// Created with ibv_create_cq_ex.
-    #[allow(dead_code)]
-    pub ex: bool,
     /// The index words of the ring the CQ was created with (mapped as long
-    /// as this state lives: the queue's or `first_map`), for polls that find
-    /// it empty without the lock; unused once `resized`.
+    /// as this state lives: the queue's, or kept, see `first_kept`), for
+    /// polls that find it empty without the lock; unused once resized.
     pub first: IndexWords,
-    pub resized: AtomicBool,
+    /// 0 until a resize begins; then [`RESIZED`], and with the first ring
+    /// once a resize replaced it: the ring kept mapped
+    /// (`ConsumerQueue::keep_mapped`), unmapped with this state.
+    pub first_kept: AtomicU32,
 }
 
 impl CqState {
@@ -73,9 +73,25 @@ impl CqState {
     /// found without the lock; false means "take the lock and look".
     pub(crate) fn seen_empty(&self) -> bool {
         // SAFETY: the first ring stays mapped while `self` lives (see `first`).
-        !self.resized.load(Ordering::Acquire) && unsafe { self.first.is_empty() }
+        self.first_kept.load(Ordering::Acquire) == 0 && unsafe { self.first.is_empty() }
     }
 }
+
+impl Drop for CqState {
+    fn drop(&mut self) {
+        let kept = *self.first_kept.get_mut() & !RESIZED;
+        if kept != 0 {
+            // SAFETY: the first ring, kept by a resize; nobody reads it any
+            // more (the state goes).
+            unsafe { unmap_kept(self.first, kept) };
+        }
+    }
+}
+
+const _: () = assert!(size_of::<CqState>() == 48);
+// The slab slot (8 B header, 24 B record, then this): 368 B, rdma-core's
+// rxe_cq is a 352 B malloc (issue #13's mem_cq_heap).
+const _: () = assert!(size_of::<RxeCq>() == 288 + 48);
 
 /// The rxe state of a CQ of ours (control path: the record keeps it).
 pub(crate) fn state(cq: &Obj) -> Result<&CqState> {

@@ -70,13 +70,26 @@ pub(crate) struct Sq {
 pub(crate) struct Rq {
     pub queue: SpinLock<ProducerQueue>,
     pub max_sge: u32,
+    /// A niche for `Option<Rq>` (the lock's cell hides the ring's): 8 bytes
+    /// less per QP.
+    #[allow(dead_code)]
+    pub present: Present,
 }
 
+/// A byte with one valid value (see `Rq::present`).
+#[repr(u8)]
+#[derive(Clone, Copy)]
+pub(crate) enum Present {
+    Yes = 1,
+}
+
+/// rdma-core's `struct rxe_qp` beyond the C struct: 96 bytes.
 pub(crate) struct QpState {
     /// The context (the doorbell's command fd).
     pub ctx: Arc<Context>,
     pub handle: u32,
-    pub qp_type: ibv_qp_type,
+    /// The `ibv_qp_type` (all fit a byte: `qp_type()`).
+    pub qp_type: u8,
     pub sq: Sq,
     /// None when the QP receives through an SRQ.
     pub rq: Option<Rq>,
@@ -85,6 +98,18 @@ pub(crate) struct QpState {
     // Not held: the QP's CQs and SRQ (the kernel refuses to destroy them
     // while the QP uses them, EBUSY).
 }
+
+impl QpState {
+    #[inline(always)]
+    pub(crate) fn qp_type(&self) -> ibv_qp_type {
+        ibv_qp_type(u32::from(self.qp_type))
+    }
+}
+
+const _: () = assert!(size_of::<QpState>() == 96);
+// The slab slot (8 B header, 24 B record, then this): 488 B, rdma-core's
+// rxe_qp is a 490 B malloc (issue #13's mem_qp_heap).
+const _: () = assert!(size_of::<RxeQp>() == 360 + 96);
 
 /// The rxe object of a QP of ours (control path: the record keeps it).
 pub(crate) fn of(qp: &Obj) -> Result<&RxeQp> {
