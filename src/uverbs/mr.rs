@@ -62,6 +62,7 @@ write_cmd!(DeregMrCmd = IB_USER_VERBS_CMD_DEREG_MR(DeregMr) -> ());
 impl Uverbs {
     /// Registers `[start, start + length)` of this process, mapped at `hca_va`.
     /// The kernel pins the pages; the memory itself is never touched here.
+    #[inline]
     pub(crate) fn reg_mr(
         &self,
         req: &RegMr,
