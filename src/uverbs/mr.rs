@@ -81,6 +81,7 @@ impl Uverbs {
         self.write::<ReregMrCmd>(req, drv_in, drv_out)
     }
 
+    #[inline]
     pub(crate) fn dereg_mr(&self, mr_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_MR,
