@@ -20,7 +20,7 @@ use crate::context::{Context, EventCounts, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
-use crate::uverbs::qp::{CreateQp, QueryQpResp};
+use crate::uverbs::qp::{CreateQp, ModifyQp, QueryQpResp};
 use crate::uverbs::rxe;
 
 const RXE_QP_COMP_MASK_SUP: u32 =
@@ -232,7 +232,8 @@ fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> 
 }
 
 pub(super) fn modify(qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
-    let k = qp_attr::modify_req(state(qp)?.handle, attr, mask)?;
+    let mut k = ModifyQp::default();
+    qp_attr::modify_fill(&mut k, state(qp)?.handle, attr, mask)?;
     qp.ctx.uverbs.modify_qp(&k, &[])
 }
 

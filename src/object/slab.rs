@@ -37,7 +37,7 @@ use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
 use std::ptr::NonNull;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Slots committed by the first growth; each growth doubles the count.
 const BASE: usize = 8;
@@ -60,7 +60,9 @@ struct Slot<T> {
     /// The control path's hold on the object: whether C holds it and how
     /// many references the core has (see `super::rec`).
     state: AtomicU32,
-    /// The object's registry record while `state` is not 0.
+    /// The object's registry record while `state` has [`super::rec::REG`]
+    /// or a count. On the free list, `state` holds the link to the next free
+    /// slot instead (see [`Slab::head`]; never `REG`, so never a record).
     rec: UnsafeCell<MaybeUninit<RecSpace>>,
     val: UnsafeCell<MaybeUninit<T>>,
 }
@@ -75,21 +77,24 @@ pub(crate) struct Slab<T: 'static> {
     /// Slots from `base` (committed, zero-filled); the data-path check
     /// accepts the indices below it. Grows, never shrinks.
     len: AtomicUsize,
-    /// Free slots and the reservation's size; serialises growth.
-    free: Mutex<Free>,
+    /// The released slots: a lock-free stack (Treiber's) whose top is
+    /// `head`, each free slot's `state` holding the link to the next (an
+    /// index + 1 below 2^31: no `REG` bit, so `Ref::acquire` refuses it). The low
+    /// 32 bits of `head` are the top slot's index + 1 (0: empty), the high
+    /// 32 a count of changes, so that a pop that read a top which was since
+    /// taken and put back (ABA) fails its compare-exchange instead of
+    /// installing a stale link.
+    head: AtomicU64,
+    /// Slots never handed out and the reservation; serialises growth.
+    fresh: Mutex<Fresh>,
     _t: std::marker::PhantomData<T>,
 }
 
-struct Free {
+struct Fresh {
     /// Slots below this index have been handed out at least once; those
     /// above are taken in order without touching them first (their pages
     /// stay untouched until used).
-    fresh: usize,
-    /// The last released slot's index + 1 (0: none); each released slot
-    /// holds the next one's in its record room (unused while free).
-    head: usize,
-    /// Released slots on that list.
-    released: usize,
+    next: usize,
     /// Bytes reserved at `base`.
     cap: usize,
 }
@@ -111,12 +116,8 @@ impl<T: Send + Sync + 'static> Slab<T> {
         Slab {
             base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
-            free: Mutex::new(Free {
-                fresh: 0,
-                head: 0,
-                released: 0,
-                cap: 0,
-            }),
+            head: AtomicU64::new(0),
+            fresh: Mutex::new(Fresh { next: 0, cap: 0 }),
             _t: std::marker::PhantomData,
         }
     }
@@ -178,20 +179,16 @@ impl<T: Send + Sync + 'static> Slab<T> {
     /// kernel's `user_handle`): the last released one, else the next fresh
     /// one.
     pub(crate) fn vacant(&'static self) -> Vacant<T> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        let k = if free.head != 0 {
-            let k = free.head - 1;
-            // SAFETY: a released slot of our committed range: its record room
-            // holds the list's link (written by `put_back`, under the lock).
-            free.head = unsafe { self.slot(k).rec.get().cast::<usize>().read() };
-            free.released -= 1;
-            k
-        } else {
-            if free.fresh == self.len.load(Ordering::Relaxed) {
-                self.grow(&mut free);
+        let k = match self.pop() {
+            Some(k) => k,
+            None => {
+                let mut fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner());
+                if fresh.next == self.len.load(Ordering::Relaxed) {
+                    self.grow(&mut fresh);
+                }
+                fresh.next += 1;
+                fresh.next - 1
             }
-            free.fresh += 1;
-            free.fresh - 1
         };
         Vacant {
             slab: self,
@@ -213,7 +210,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
 
     /// Commits the next slots of the range (the first call reserves it):
     /// twice as many as before, `BASE` at first.
-    fn grow(&self, free: &mut Free) {
+    fn grow(&self, free: &mut Fresh) {
         let sz = size_of::<Slot<T>>();
         if free.cap == 0 {
             let (base, cap) = reserve(RESERVE, align_of::<Slot<T>>());
@@ -229,22 +226,64 @@ impl<T: Send + Sync + 'static> Slab<T> {
         self.len.store(len, Ordering::Release);
     }
 
+    /// Takes the top of the free list, if any.
+    fn pop(&self) -> Option<usize> {
+        // Acquire: the slot's link, and everything its last owner did to it
+        // before `push`, are visible once its index is read here.
+        let mut h = self.head.load(Ordering::Acquire);
+        loop {
+            let top = h as u32;
+            if top == 0 {
+                return None;
+            }
+            let k = top as usize - 1;
+            // Another thread may have popped this slot meanwhile (its state is
+            // then 0 or a record's): the count in `head` has changed, and the
+            // compare-exchange below fails, so what was read goes unused.
+            let next = self.slot(k).state.load(Ordering::Relaxed);
+            let new = (h >> 32).wrapping_add(1) << 32 | u64::from(next);
+            match self
+                .head
+                .compare_exchange_weak(h, new, Ordering::Acquire, Ordering::Acquire)
+            {
+                // Our slot now: its state back to "no record" for `fill`.
+                Ok(_) => {
+                    self.slot(k).state.store(0, Ordering::Relaxed);
+                    return Some(k);
+                }
+                Err(now) => h = now,
+            }
+        }
+    }
+
+    /// Puts a slot that holds no object back on the free list.
     fn put_back(&self, slot: *mut Slot<T>) {
         let base = self.base.load(Ordering::Relaxed);
         let k = (slot as usize - base as usize) / size_of::<Slot<T>>();
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        // SAFETY: the slot is free (its state is 0: nobody reads its record
-        // room); the link is only read back under this lock.
-        unsafe { self.slot(k).rec.get().cast::<usize>().write(free.head) };
-        free.head = k + 1;
-        free.released += 1;
+        let s = self.slot(k);
+        let mut h = self.head.load(Ordering::Relaxed);
+        loop {
+            s.state.store(h as u32, Ordering::Relaxed);
+            let new = (h >> 32).wrapping_add(1) << 32 | (k as u64 + 1);
+            // Release: the link above and the object's drop happen before
+            // the slot can be popped.
+            match self
+                .head
+                .compare_exchange_weak(h, new, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(now) => h = now,
+            }
+        }
     }
 
-    /// Live slots (for leak tests).
+    /// Live objects (for leak tests): slots marked live.
     #[allow(dead_code)]
     pub(crate) fn live(&'static self) -> usize {
-        let free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        free.fresh - free.released
+        let len = self.len.load(Ordering::Acquire);
+        (0..len)
+            .filter(|&k| self.slot(k).pins.load(Ordering::Relaxed) & LIVE != 0)
+            .count()
     }
 }
 
@@ -624,6 +663,41 @@ mod tests {
         check::<[u8; 440]>();
         check::<[u64; 71]>();
         check::<u8>();
+    }
+
+    #[test]
+    fn concurrent_take_and_give_back() {
+        // Threads take and release slots of one slab at once: no slot is
+        // ever handed to two owners (each object keeps its own value), and
+        // none is lost (all come back to the free list, then are reused).
+        static RACE: Slab<Thing> = Slab::new(tag_of("Race"));
+        let (threads, rounds) = if cfg!(miri) { (3, 30) } else { (4, 3000) };
+        let ts: Vec<_> = (0..threads)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let mut held = Vec::new();
+                    for i in 0..rounds {
+                        let c = (t << 32 | i) as u64;
+                        held.push((make(&RACE, c).0, c));
+                        if i % 3 == 2 {
+                            for (n, c) in held.drain(..) {
+                                assert_eq!(RACE.pin(n.c().as_ptr()).map(|t| t.c), Some(c));
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in ts {
+            t.join().unwrap();
+        }
+        assert_eq!(RACE.live(), 0);
+        // At most 3 per thread were held at once: the slab never needed more.
+        let len = RACE.len.load(Ordering::Relaxed);
+        assert!(len <= (3 * threads).max(BASE).next_power_of_two(), "{len}");
+        let again: Vec<_> = (0..len).map(|i| make(&RACE, i as u64).0).collect();
+        assert_eq!(RACE.len.load(Ordering::Relaxed), len, "every slot reused");
+        drop(again);
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub(crate) fn check_legacy(cmd: &IoctlCmd<'_>) -> Result<Fallback> {
 impl Uverbs {
     /// Tries the ioctl method of `verb` unless this context already learned the
     /// kernel lacks it; on `Ok(TryWrite*)` the caller sends the write() command.
+    #[inline(always)]
     pub(crate) fn ioctl_fallback(&self, verb: Verb, cmd: &mut IoctlCmd<'_>) -> Result<Fallback> {
         if self.support.known_unsupported(verb) {
             return check_legacy(cmd);
@@ -110,6 +111,7 @@ impl Uverbs {
 impl Uverbs {
     /// Destroys an object by handle with its `*_DESTROY` method, or with the
     /// write() command `write` on kernels without it.
+    #[inline(always)]
     pub(super) fn destroy(
         &self,
         verb: Verb,

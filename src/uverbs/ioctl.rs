@@ -181,6 +181,7 @@ impl<'a> IoctlCmd<'a> {
 
 impl Uverbs {
     /// Runs one method call. No fallback: see [`Uverbs::ioctl_fallback`].
+    #[inline]
     pub(crate) fn ioctl(&self, cmd: &mut IoctlCmd<'_>) -> Result<()> {
         let r = cmd.buf.execute(self.fd(), self.driver_id);
         self.trace_ioctl(cmd, &r);

@@ -117,24 +117,40 @@ impl Uverbs {
         self.ioctl_write.store(on, Ordering::Relaxed);
     }
 
+    // The checks are inlined, the lines out of line and cold: formatting
+    // inlined into every command gave each a heavy frame (register saves
+    // on every call, tracing or not).
+    #[inline(always)]
     fn trace_write<T>(&self, name: &str, cmd: u32, r: &Result<T>) {
         if trace_level() >= 2 {
-            trace_line(format_args!(
-                "uverbs write {name} (cmd {cmd:#x}) = {}",
-                Outcome(r)
-            ));
+            trace_write_line(name, cmd, r.as_ref().map(|_| ()).map_err(|e| *e));
         }
     }
 
+    #[inline(always)]
     fn trace_ioctl(&self, c: &IoctlCmd<'_>, r: &Result<()>) {
         if trace_level() >= 2 {
-            let (name, o, m) = (c.name, c.object_id, c.method_id);
-            trace_line(format_args!(
-                "uverbs ioctl {name} (object {o} method {m}) = {}",
-                Outcome(r)
-            ));
+            trace_ioctl_line(c.name, c.object_id, c.method_id, *r);
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn trace_write_line(name: &str, cmd: u32, r: Result<()>) {
+    trace_line(format_args!(
+        "uverbs write {name} (cmd {cmd:#x}) = {}",
+        Outcome(&r)
+    ));
+}
+
+#[cold]
+#[inline(never)]
+fn trace_ioctl_line(name: &str, o: u16, m: u16, r: Result<()>) {
+    trace_line(format_args!(
+        "uverbs ioctl {name} (object {o} method {m}) = {}",
+        Outcome(&r)
+    ));
 }
 
 struct Outcome<'a, T>(&'a Result<T>);

@@ -62,6 +62,7 @@ write_cmd!(DeregMrCmd = IB_USER_VERBS_CMD_DEREG_MR(DeregMr) -> ());
 impl Uverbs {
     /// Registers `[start, start + length)` of this process, mapped at `hca_va`.
     /// The kernel pins the pages; the memory itself is never touched here.
+    #[inline]
     pub(crate) fn reg_mr(
         &self,
         req: &RegMr,
@@ -80,6 +81,7 @@ impl Uverbs {
         self.write::<ReregMrCmd>(req, drv_in, drv_out)
     }
 
+    #[inline]
     pub(crate) fn dereg_mr(&self, mr_handle: u32) -> Result<()> {
         let ioctl = (
             UVERBS_OBJECT_MR,

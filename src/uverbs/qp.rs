@@ -288,6 +288,7 @@ write_cmd!(DestroyQpCmd = IB_USER_VERBS_CMD_DESTROY_QP(DestroyQp) -> DestroyQpRe
 impl Uverbs {
     /// Creates a QP with the legacy command. rxe answers `drv_out` with
     /// `rxe::CreateQpResp` (the queues to mmap).
+    #[inline]
     pub(crate) fn create_qp(
         &self,
         req: &CreateQp,
@@ -332,6 +333,7 @@ impl Uverbs {
         self.write::<QueryQpCmd>(&req, drv_in, drv_out)
     }
 
+    #[inline]
     pub(crate) fn modify_qp(&self, req: &ModifyQp, drv_in: &[u8]) -> Result<()> {
         self.write::<ModifyQpCmd>(req, drv_in, &mut [])
     }
