@@ -55,6 +55,23 @@ unsafe fn send_list(wr: &ibv_send_wr, max_sge: u32) -> Result<&[Sge]> {
     unsafe { sges(wr.sg_list, n as usize) }
 }
 
+/// What the common-case encoder takes from `wr` (`flags` as they go to
+/// the kernel).
+#[inline(always)]
+fn fast_wr(wr: &ibv_send_wr, flags: u32, ssn: u32) -> wqe::FastWr {
+    // SAFETY: plain integers; any bit pattern is a valid value.
+    let rdma = unsafe { wr.wr.rdma };
+    wqe::FastWr {
+        wr_id: wr.wr_id,
+        opcode: wr.opcode.0,
+        flags,
+        imm_data: wr.imm_data,
+        remote_addr: rdma.remote_addr,
+        rkey: rdma.rkey,
+        ssn,
+    }
+}
+
 /// The operation of a send WR, as rdma-core's rxe converts it.
 #[inline(always)]
 fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
@@ -185,22 +202,10 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
     }
     // SAFETY: per this function's contract.
     let list = unsafe { send_list(wr, st.sq.max_sge)? };
-    // SAFETY: plain integers; any bit pattern is a valid value.
-    let rdma = unsafe { wr.wr.rdma };
     // As `push_with`, without a closure (which costs this path registers),
     // on the slot split into the WQE and its gather list.
     let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    wqe::write_send_parts(
-        w,
-        tail,
-        wr.wr_id,
-        wr.opcode.0,
-        wr.send_flags,
-        wr.imm_data,
-        (rdma.remote_addr, rdma.rkey),
-        list,
-        *ssn,
-    )?;
+    wqe::write_send_parts(w, tail, fast_wr(wr, wr.send_flags, *ssn), list)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -235,19 +240,8 @@ unsafe fn post_one_inline(
     });
     let slot = sq.next_slot();
     let length = wqe::copy_inline(slot, bufs, st.sq.max_inline)?;
-    // SAFETY: plain integers; any bit pattern is a valid value.
-    let rdma = unsafe { wr.wr.rdma };
-    wqe::put_fast_header(
-        slot,
-        wr.wr_id,
-        wr.opcode.0,
-        wr.send_flags | wqe::SEND_INLINE,
-        wr.imm_data,
-        (rdma.remote_addr, rdma.rkey),
-        length,
-        list.len(),
-        *ssn,
-    )?;
+    let f = fast_wr(wr, wr.send_flags | wqe::SEND_INLINE, *ssn);
+    wqe::put_fast_header(slot, f, length, list.len())?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
