@@ -39,6 +39,39 @@ unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
     }
 }
 
+/// A send WR's gather list, refused (EINVAL) above `max_sge` entries: a
+/// negative count compares as huge in rdma-core, as it does sign-extended
+/// here.
+///
+/// # Safety
+/// As `sges`, for `wr.sg_list`.
+#[inline(always)]
+unsafe fn send_list(wr: &ibv_send_wr, max_sge: u32) -> Result<&[Sge]> {
+    let n = wr.num_sge as i64 as u64;
+    if n > u64::from(max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per this function's contract.
+    unsafe { sges(wr.sg_list, n as usize) }
+}
+
+/// What the common-case encoder takes from `wr` (`flags` as they go to
+/// the kernel).
+#[inline(always)]
+fn fast_wr(wr: &ibv_send_wr, flags: u32, ssn: u32) -> wqe::FastWr {
+    // SAFETY: plain integers; any bit pattern is a valid value.
+    let rdma = unsafe { wr.wr.rdma };
+    wqe::FastWr {
+        wr_id: wr.wr_id,
+        opcode: wr.opcode.0,
+        flags,
+        imm_data: wr.imm_data,
+        remote_addr: rdma.remote_addr,
+        rkey: rdma.rkey,
+        ssn,
+    }
+}
+
 /// The operation of a send WR, as rdma-core's rxe converts it.
 #[inline(always)]
 fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
@@ -167,34 +200,12 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
         // SAFETY: per this function's contract.
         return unsafe { post_one_inline(st, sq, ssn, wr) };
     }
-    let lim = wqe::SendLimits {
-        max_sge: st.sq.max_sge,
-        max_inline: st.sq.max_inline,
-    };
-    // A negative count compares as huge in rdma-core: EINVAL (sign-extended,
-    // it is huge as u64).
-    let n = wr.num_sge as i64 as u64;
-    if n > u64::from(lim.max_sge) {
-        return Err(Errno::EINVAL);
-    }
     // SAFETY: per this function's contract.
-    let list = unsafe { sges(wr.sg_list, n as usize)? };
-    // SAFETY: plain integers; any bit pattern is a valid value.
-    let rdma = unsafe { wr.wr.rdma };
+    let list = unsafe { send_list(wr, st.sq.max_sge)? };
     // As `push_with`, without a closure (which costs this path registers),
     // on the slot split into the WQE and its gather list.
     let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    wqe::write_send_parts(
-        w,
-        tail,
-        wr.wr_id,
-        wr.opcode.0,
-        wr.send_flags,
-        wr.imm_data,
-        (rdma.remote_addr, rdma.rkey),
-        list,
-        *ssn,
-    )?;
+    wqe::write_send_parts(w, tail, fast_wr(wr, wr.send_flags, *ssn), list)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -211,16 +222,8 @@ unsafe fn post_one_inline(
     ssn: &mut u32,
     wr: &ibv_send_wr,
 ) -> Result<()> {
-    let lim = wqe::SendLimits {
-        max_sge: st.sq.max_sge,
-        max_inline: st.sq.max_inline,
-    };
-    let n = wr.num_sge as i64 as u64;
-    if n > u64::from(lim.max_sge) {
-        return Err(Errno::EINVAL);
-    }
     // SAFETY: per this function's contract.
-    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    let list = unsafe { send_list(wr, st.sq.max_sge)? };
     if list.len() > MAX_INLINE_SGE {
         return Err(Errno::EINVAL);
     }
@@ -236,20 +239,9 @@ unsafe fn post_one_inline(
         }
     });
     let slot = sq.next_slot();
-    let length = wqe::copy_inline(slot, bufs, lim.max_inline)?;
-    // SAFETY: plain integers; any bit pattern is a valid value.
-    let rdma = unsafe { wr.wr.rdma };
-    wqe::put_fast_header(
-        slot,
-        wr.wr_id,
-        wr.opcode.0,
-        wr.send_flags | wqe::SEND_INLINE,
-        wr.imm_data,
-        (rdma.remote_addr, rdma.rkey),
-        length,
-        list.len(),
-        *ssn,
-    )?;
+    let length = wqe::copy_inline(slot, bufs, st.sq.max_inline)?;
+    let f = fast_wr(wr, wr.send_flags | wqe::SEND_INLINE, *ssn);
+    wqe::put_fast_header(slot, f, length, list.len())?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -271,12 +263,8 @@ unsafe fn post_one_other(
         max_sge: st.sq.max_sge,
         max_inline: st.sq.max_inline,
     };
-    let n = wr.num_sge as i64 as u64;
-    if n > u64::from(lim.max_sge) {
-        return Err(Errno::EINVAL);
-    }
     // SAFETY: per this function's contract.
-    let list = unsafe { sges(wr.sg_list, n as usize)? };
+    let list = unsafe { send_list(wr, lim.max_sge)? };
     let op = send_op(wr)?;
     if let SendOp::BindMw(_) = op {
         let rc_uc = matches!(

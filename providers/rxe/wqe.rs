@@ -513,21 +513,15 @@ pub(crate) fn write_send_wqe(slot: &mut [u8], req: &SendReq<'_>, lim: &SendLimit
 /// `Batch::next_parts`, or [`copy_inline`] and [`put_fast_header`]); this
 /// whole is what the tests hold against [`write_send_wqe`].
 #[cfg(test)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_send_fast(
     slot: &mut [u8],
-    wr_id: u64,
-    opcode: u32,
-    send_flags: u32,
-    imm_data: u32,
-    rdma: (u64, u32),
+    wr: FastWr,
     sges: &[Sge],
     inline_data: Option<&[&[u8]]>,
     lim: &SendLimits,
-    ssn: u32,
 ) -> Result<()> {
     debug_assert!(matches!(
-        opcode,
+        wr.opcode,
         opcode::SEND
             | opcode::SEND_WITH_IMM
             | opcode::RDMA_WRITE
@@ -540,21 +534,17 @@ pub(crate) fn write_send_fast(
                 return Err(Errno::EINVAL);
             }
             let (w, tail) = split_slot(slot, sges.len()).ok_or(Errno::EINVAL)?;
-            return write_send_parts(
-                w, tail, wr_id, opcode, send_flags, imm_data, rdma, sges, ssn,
-            );
+            return write_send_parts(w, tail, wr, sges);
         }
         Some(bufs) => {
             let length = copy_inline(slot, bufs.iter().map(|b| Ok(*b)), lim.max_inline)?;
-            (bufs.len(), length, send_flags | SEND_INLINE)
+            (bufs.len(), length, wr.flags | SEND_INLINE)
         }
     };
     if num_sge > lim.max_sge as usize {
         return Err(Errno::EINVAL);
     }
-    put_fast_header(
-        slot, wr_id, opcode, flags, imm_data, rdma, length, num_sge, ssn,
-    )
+    put_fast_header(slot, FastWr { flags, ..wr }, length, num_sge)
 }
 
 /// Copies inline data after a send WQE header and returns its length:
@@ -582,26 +572,32 @@ pub(crate) fn copy_inline<'a>(
     Ok(at as u32)
 }
 
+/// What the common-case header takes from an `ibv_send_wr` (`flags` as
+/// they go to the kernel; `remote_addr`/`rkey` are read by the RDMA
+/// opcodes only), and the send sequence number it gets.
+#[derive(Clone, Copy)]
+pub(crate) struct FastWr {
+    pub wr_id: u64,
+    pub opcode: u32,
+    pub flags: u32,
+    pub imm_data: u32,
+    pub remote_addr: u64,
+    pub rkey: u32,
+    pub ssn: u32,
+}
+
 /// The header [`write_send_fast`] writes once the payload is in place
-/// (`length` bytes in `num_sge` entries; `flags` as they go to the kernel).
-/// `EINVAL` if the slot cannot hold a header.
-#[allow(clippy::too_many_arguments)]
+/// (`length` bytes in `num_sge` entries). `EINVAL` if the slot cannot hold
+/// a header.
 #[inline(always)]
 pub(crate) fn put_fast_header(
     slot: &mut [u8],
-    wr_id: u64,
-    opcode: u32,
-    flags: u32,
-    imm_data: u32,
-    rdma: (u64, u32),
+    wr: FastWr,
     length: u32,
     num_sge: usize,
-    ssn: u32,
 ) -> Result<()> {
     let w = SendWqe::from_bytes_mut(slot).ok_or(Errno::EINVAL)?;
-    fill_fast_header(
-        w, wr_id, opcode, flags, imm_data, rdma, length, num_sge, ssn,
-    );
+    fill_fast_header(w, wr, length, num_sge);
     Ok(())
 }
 
@@ -617,66 +613,42 @@ fn split_slot<H: Pod>(slot: &mut [u8], n: usize) -> Option<(&mut H, &mut [[u8; 1
 /// [`write_send_fast`] with a gather list, on a slot already split into
 /// its header and `sges.len()` entries (`Batch::next_parts`); the caller
 /// has checked `max_sge`.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn write_send_parts(
     w: &mut SendWqe,
     tail: &mut [[u8; 16]],
-    wr_id: u64,
-    opcode: u32,
-    send_flags: u32,
-    imm_data: u32,
-    rdma: (u64, u32),
+    wr: FastWr,
     sges: &[Sge],
-    ssn: u32,
 ) -> Result<()> {
-    if send_flags & SEND_INLINE != 0 {
+    if wr.flags & SEND_INLINE != 0 {
         return Err(Errno::EINVAL);
     }
     let length = copy_sges(tail, sges)?;
-    fill_fast_header(
-        w,
-        wr_id,
-        opcode,
-        send_flags,
-        imm_data,
-        rdma,
-        length,
-        sges.len(),
-        ssn,
-    );
+    fill_fast_header(w, wr, length, sges.len());
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn fill_fast_header(
-    w: &mut SendWqe,
-    wr_id: u64,
-    opcode: u32,
-    flags: u32,
-    imm_data: u32,
-    rdma: (u64, u32),
-    length: u32,
-    num_sge: usize,
-    ssn: u32,
-) {
+fn fill_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
     *w = SendWqe::default();
-    w.wr.wr_id = wr_id;
-    w.wr.opcode = opcode;
-    w.wr.send_flags = flags;
-    if matches!(opcode, opcode::SEND_WITH_IMM | opcode::RDMA_WRITE_WITH_IMM) {
-        w.wr.ex = imm_data;
+    w.wr.wr_id = wr.wr_id;
+    w.wr.opcode = wr.opcode;
+    w.wr.send_flags = wr.flags;
+    if matches!(
+        wr.opcode,
+        opcode::SEND_WITH_IMM | opcode::RDMA_WRITE_WITH_IMM
+    ) {
+        w.wr.ex = wr.imm_data;
     }
-    if !matches!(opcode, opcode::SEND | opcode::SEND_WITH_IMM) {
+    if !matches!(wr.opcode, opcode::SEND | opcode::SEND_WITH_IMM) {
         w.wr.wr.set(&Rdma {
-            remote_addr: rdma.0,
-            rkey: rdma.1,
+            remote_addr: wr.remote_addr,
+            rkey: wr.rkey,
             reserved: 0,
         });
-        w.iova = rdma.0;
+        w.iova = wr.remote_addr;
     }
-    w.ssn = ssn;
+    w.ssn = wr.ssn;
     w.dma = dma_info(length, num_sge);
 }
 

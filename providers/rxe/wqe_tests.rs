@@ -730,9 +730,16 @@ fn fast_encoder_matches_the_general_one() {
                     let mut a = Buf::new(slot_len, 0xa5);
                     let mut b = Buf::new(slot_len, 0xa5);
                     let ra = write_send_wqe(&mut a, &r, &LIM);
-                    let rb = write_send_fast(
-                        &mut b, r.wr_id, code, flags, imm, rdma, sges, bufs, &LIM, 9,
-                    );
+                    let f = FastWr {
+                        wr_id: r.wr_id,
+                        opcode: code,
+                        flags,
+                        imm_data: imm,
+                        remote_addr: rdma.0,
+                        rkey: rdma.1,
+                        ssn: 9,
+                    };
+                    let rb = write_send_fast(&mut b, f, sges, bufs, &LIM);
                     assert_eq!(
                         ra.is_ok(),
                         rb.is_ok(),
