@@ -26,8 +26,9 @@ ROWS = {
         "ring's indices; ours checks the CQ pointer, then loads the two index words without the "
         "lock (no call; valid because each side only advances its own index; after a resize the "
         "lock is always taken), with the locked drain out of line. The pointer check is the "
-        "slab's: an address compare per slab chunk, then the slot's tag under a pin (an atomic "
-        "add and subtract, so that a destroy waits for the call instead of unmapping under it)"),
+        "slab's: an address compare per slab chunk, then a pin on the slot: one atomic add to "
+        "the word holding its live bit and its pin count, a subtract at the end (so that a "
+        "destroy waits for the call instead of unmapping under it)"),
     "poll_cq_16": ("data", True,
         "user space only: 16 CQEs copied out of the ring into ibv_wc; ours reads the producer "
         "index once, walks the slots by pointer and releases all 16 with one store (rdma-core: "
@@ -72,22 +73,27 @@ ROWS = {
         "rdma-core)"),
     "mem_qp_heap": ("memory", True,
         "the library's own memory per QP (malloc'd bytes plus resident anonymous mappings). "
-        "Ours: one slab slot per QP, 632 B: a 16 B tag/pin/reference header, the 48 B registry "
-        "record (kind, context, two atomic event counters, token), the C struct ibv_qp_ex "
-        "(360 B) and the rxe state (208 B: two ring descriptors with their locks, limits, the "
-        "context reference); nothing malloc'd, and slots never used stay untouched pages; "
-        "rdma-core has one rxe_qp of about 490 B. What would meet 1.0: a leaner rxe state "
-        "(ring descriptors) and a record without what the slab already knows (the C pointer "
-        "and the token)"),
+        "Ours: one slab slot per QP, 488 B: an 8 B header (live bit and pin count in one word, "
+        "the record's reference count), the 24 B registry record (context, two atomic event "
+        "counters, kind and flags; the C pointer and the token are the slot's and its slab's), "
+        "the C struct ibv_qp_ex (360 B) and the rxe state (96 B: two 16 B rings, each the "
+        "mapping's start, mask and element size, under one-word spin locks, the send "
+        "queue's batch state, limits, handle, type and the context reference); nothing "
+        "malloc'd, and slots never used stay untouched pages (the per-QP figure counts whole "
+        "pages of slots, hence a few bytes above 488); rdma-core has one rxe_qp of about "
+        "490 B. What would meet 1.0 with margin: 8 B less per slot (e.g. rings aligned to 4 "
+        "so that their lock words fill the padding)"),
     "mem_qp_rings": ("memory", True,
         "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
         "requested depth, so equal for any library"),
     "mem_qp_rss": ("memory", True, "heap + touched ring pages"),
     "mem_cq_heap": ("memory", True,
         "the library's own memory per CQ (malloc'd bytes plus resident anonymous mappings, as "
-        "for QPs): one slab slot of 496 B (16 B header, 48 B registry record, ibv_cq_ex 288 B, "
-        "rxe state 144 B) against rdma-core's one rxe_cq of about 350 B. What would meet 1.0: "
-        "as for QPs, a slot no larger than rxe_cq (leaner rxe state and record)"),
+        "for QPs): one slab slot of 368 B (8 B header, 24 B registry record, ibv_cq_ex 288 B, "
+        "rxe state 48 B: the ring and poll cursor under a one-word lock, the first ring's index "
+        "words for the lock-free empty check and, after a resize, its span, the handle) "
+        "against rdma-core's one rxe_cq of 352 B. What would meet 1.0: 16 B less per slot "
+        "(a 16 B record, e.g. the kind and flags in the header's words; a 4-aligned ring)"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,
