@@ -17,7 +17,7 @@
 //! - A hosted C provider's objects (arbitrary C addresses) and the roots
 //!   (device, context) are heap `Arc`s in one table keyed by address (open
 //!   addressing, multiplicative hash, the kind kept beside the record).
-//!   [`get`] tries the kind's slab first, then the map.
+//!   [`get`] tries the kind's slab first, then the table.
 //!
 //! # The object model (API summary)
 //! - Roots (device, context) are Rust objects ([`CObject`]): [`publish`],
