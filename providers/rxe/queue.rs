@@ -156,11 +156,12 @@ impl Ring {
         // The ring unmaps what its geometry spans: a mapping with whole
         // pages beyond that (the kernel's has none; a heap stand-in is freed
         // whole) would stay mapped. And a
-        // CQ keeps that span in 30 bits (`ConsumerQueue::keep_mapped`).
+        // CQ keeps that span in 30 bits of 64 B units
+        // (`ConsumerQueue::keep_mapped`).
         let used = queue_buf::DATA + bytes as usize;
         let last_page = !(page_size() - 1);
         let spare_pages = !map.is_heap() && map.len() > (used + !last_page) & last_page;
-        if used >= KEPT_HEAP as usize || spare_pages {
+        if used >> KEPT_UNIT >= KEPT_HEAP as usize || spare_pages {
             return Err(Errno::EINVAL);
         }
         let (base, _, heap) = map.into_raw();
@@ -475,8 +476,11 @@ impl Drop for Batch<'_> {
 }
 
 /// In what `ConsumerQueue::keep_mapped` returns: the ring is a heap-backed
-/// stand-in (the rest is its span).
+/// stand-in (the rest is its span, in units of `1 << KEPT_UNIT` bytes).
 const KEPT_HEAP: u32 = 1 << 30;
+const KEPT_UNIT: u32 = 6;
+const _: () =
+    assert!(queue_buf::DATA.is_multiple_of(1 << KEPT_UNIT) && SLOT_ALIGN >= 1 << KEPT_UNIT);
 
 /// Unmaps a ring given up with `ConsumerQueue::keep_mapped`.
 ///
@@ -484,7 +488,7 @@ const KEPT_HEAP: u32 = 1 << 30;
 /// `words` and `kept` are one ring's (`index_words`, `keep_mapped`), not
 /// unmapped before; nothing reads through `words` afterwards.
 pub(crate) unsafe fn unmap_kept(words: IndexWords, kept: u32) {
-    let len = (kept & (KEPT_HEAP - 1)) as usize;
+    let len = ((kept & (KEPT_HEAP - 1)) as usize) << KEPT_UNIT;
     // SAFETY: per the contract, the mapping `Ring::new` took over.
     unsafe { super::mmap::release_raw(words.base, len, kept & KEPT_HEAP != 0) };
 }
@@ -597,8 +601,9 @@ impl ConsumerQueue {
     /// it later with its `index_words` (non-zero, below bit 31).
     pub(crate) fn keep_mapped(self) -> u32 {
         let r = std::mem::ManuallyDrop::new(self.ring);
-        // Below KEPT_HEAP (checked in `Ring::new`).
-        r.map_len() as u32 | if r.heap { KEPT_HEAP } else { 0 }
+        // A multiple of 64 B (DATA and the slots are) below KEPT_HEAP units
+        // (checked in `Ring::new`).
+        (r.map_len() >> KEPT_UNIT) as u32 | if r.heap { KEPT_HEAP } else { 0 }
     }
 
     /// The ring's index words, for a lock-free emptiness check; valid while

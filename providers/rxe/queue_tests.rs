@@ -304,7 +304,17 @@ fn remap_after_resize() {
     // at index 0 and returns its MmapInfo.
     let (m2, mut k2) = ring(16, 7);
     assert!(k2.produce(2) && k2.produce(3));
-    q.remap(m2, 48).unwrap();
+    let old = q.remap(m2, 48).unwrap();
+    // The first ring stays mapped for lock-free readers of its index words
+    // (the CQ's), then goes as kept: its span in 64 B units, heap flag set.
+    let words = old.index_words();
+    let kept = old.keep_mapped();
+    assert_eq!(kept, (1 << 30) | ((queue_buf::DATA as u32 + 4 * 64) >> 6));
+    // SAFETY: the kernel view still maps it; nothing reads `words` after.
+    unsafe {
+        assert!(!words.is_empty());
+        unmap_kept(words, kept);
+    }
     assert_eq!((q.num_slots(), q.elem_size(), q.len()), (16, 128, 2));
     assert_eq!(q.pop_with(first), Some(2));
     assert_eq!(q.pop_with(first), Some(3));
