@@ -6,7 +6,7 @@
 use crate::entry::{Errno, Result};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, Ordering::SeqCst};
 
 /// The states ibv_is_fork_initialized reports (enum ibv_fork_status).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,12 +151,23 @@ fn state() -> std::sync::MutexGuard<'static, ForkState> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn page_size() -> usize {
-    let n = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE);
-    n.ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(4096)
+/// The system's page size (a power of two), asked once: fork tracking
+/// rounds to it, and the rxe rings check their mappings against it.
+pub(crate) fn page_size() -> usize {
+    static PAGE: AtomicUsize = AtomicUsize::new(0);
+    match PAGE.load(Ordering::Relaxed) {
+        0 => {
+            let p = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+                .ok()
+                .flatten()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|p| p.is_power_of_two())
+                .unwrap_or(4096);
+            PAGE.store(p, Ordering::Relaxed);
+            p
+        }
+        p => p,
+    }
 }
 
 fn sys_madvise(start: usize, end: usize, advice: Advice) -> Result<()> {

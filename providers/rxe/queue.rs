@@ -20,7 +20,7 @@
 #![allow(unsafe_code)]
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::mmap::Mmap;
 use crate::entry::{Errno, Result};
@@ -108,24 +108,6 @@ impl IndexWords {
     }
 }
 
-/// The system's page size (a power of two), asked once.
-fn page_size() -> usize {
-    static PAGE: AtomicUsize = AtomicUsize::new(0);
-    match PAGE.load(Ordering::Relaxed) {
-        0 => {
-            // SAFETY: sysconf has no preconditions.
-            let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-            let p = usize::try_from(p)
-                .ok()
-                .filter(|p| p.is_power_of_two())
-                .unwrap_or(4096);
-            PAGE.store(p, Ordering::Relaxed);
-            p
-        }
-        p => p,
-    }
-}
-
 impl Ring {
     fn new(map: Mmap, min_elem_size: usize) -> Result<Ring> {
         let word = |off| {
@@ -159,7 +141,7 @@ impl Ring {
         // CQ keeps that span in 30 bits of 64 B units
         // (`ConsumerQueue::keep_mapped`).
         let used = queue_buf::DATA + bytes as usize;
-        let last_page = !(page_size() - 1);
+        let last_page = !(crate::fork::page_size() - 1);
         let spare_pages = !map.is_heap() && map.len() > (used + !last_page) & last_page;
         if used >> KEPT_UNIT >= KEPT_HEAP as usize || spare_pages {
             return Err(Errno::EINVAL);
