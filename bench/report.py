@@ -150,7 +150,7 @@ IR_BOUNDS = {
         "per-call costs above over about eight calls, and the non-empty poll's lock and "
         "drain set-up (about 90 for one completion)"),
     "reg_mr_4k": (
-        "about 816 against rdma-core's 845 (prof.sh): ours takes a slot of the MR slab (a "
+        "about 858 against rdma-core's 845 (prof.sh): ours takes a slot of the MR slab (a "
         "lock-free free list: one compare-and-swap to take, one to give back) whose header "
         "holds the registry record (no malloc, no map entry), and finds the PD and the MR "
         "again by the slab's address check; REG_MR and MR_DESTROY are built and sent inline "
@@ -160,13 +160,14 @@ IR_BOUNDS = {
         "for pins in flight, against rdma-core's one calloc and free"),
     "reg_mr_64m": ("as reg_mr_4k (the user-space part does not depend on the size)"),
     "qp_lifecycle": (
-        "about 2573 against rdma-core's 2675 (prof.sh): create, three modifies and destroy; "
+        "about 2676 against rdma-core's 2675 (prof.sh): create, three modifies and destroy; "
         "the record in the slot as for reg_mr_4k, the PD and CQs found by the slab check; "
-        "each modify's request built in place with only the fields the mask names (as "
-        "rdma-core's copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). "
-        "Left above rdma-core's own parts: the object lookups (about 40 per verb) and the QP "
-        "state built on the stack then copied into its slot (two memcpy, about 140)"),
-    "cq_lifecycle": ("about 1156 against rdma-core's 1291: as qp_lifecycle, for one "
+        "the QP (C struct and state) written in its slot in place (no copy); each modify's "
+        "request built in place with only the fields the mask names (as rdma-core's "
+        "copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). Left above "
+        "rdma-core's own parts: the object lookups (about 40 per verb) and the two rings' "
+        "geometry checks (about 24 per ring)"),
+    "cq_lifecycle": ("about 1203 against rdma-core's 1291: as qp_lifecycle, for one "
         "create and one destroy"),
 }
 
