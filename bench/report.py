@@ -160,12 +160,13 @@ IR_BOUNDS = {
         "for pins in flight, against rdma-core's one calloc and free"),
     "reg_mr_64m": ("as reg_mr_4k (the user-space part does not depend on the size)"),
     "qp_lifecycle": (
-        "about 2747 against rdma-core's 2675 (prof.sh): create, three modifies and destroy; "
+        "about 2676 against rdma-core's 2675 (prof.sh): create, three modifies and destroy; "
         "the record in the slot as for reg_mr_4k, the PD and CQs found by the slab check; "
-        "each modify's request built in place with only the fields the mask names (as "
-        "rdma-core's copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). "
-        "Left above rdma-core's own parts: the object lookups (about 40 per verb) and the QP "
-        "state built on the stack then copied into its slot (two memcpy, about 140)"),
+        "the QP (C struct and state) written in its slot in place (no copy); each modify's "
+        "request built in place with only the fields the mask names (as rdma-core's "
+        "copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). Left above "
+        "rdma-core's own parts: the object lookups (about 40 per verb) and the two rings' "
+        "geometry checks (about 24 per ring)"),
     "cq_lifecycle": ("about 1203 against rdma-core's 1291: as qp_lifecycle, for one "
         "create and one destroy"),
 }

@@ -5,13 +5,12 @@
 //! (the `ibv_wr_*` ops of an `ibv_qp_ex`).
 #![allow(unsafe_code)]
 
-use std::cell::UnsafeCell;
 use std::ffi::c_int;
 use std::sync::Arc;
 
 use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::obj::qp::{Present, QPS, QpState, Rq, RxeQp, Sq, SqInner, state};
+use super::obj::qp::{Present, QPS, QpState, Rq, Sq, SqInner, state};
 use super::queue::ProducerQueue;
 use super::wqe::{RECV_WQE_SIZE, SEND_WQE_SIZE};
 use crate::abi::*;
@@ -194,24 +193,6 @@ fn create_common(
         max_sge: a.cap.max_send_sge,
         max_inline: a.cap.max_inline_data,
     };
-    // SAFETY: plain C data (pointers, integers, glibc mutex/cond whose
-    // all-zero state is their static initializer); all-zero is valid.
-    let mut c: ibv_qp_ex = unsafe { std::mem::zeroed() };
-    if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
-        super::wr::set_send_ops(&mut c, a.send_ops_flags);
-    }
-    let b = &mut c.qp_base;
-    b.context = ctx.c_ptr();
-    b.qp_context = a.qp_context;
-    b.pd = a.pd;
-    b.send_cq = a.send_cq;
-    b.recv_cq = a.recv_cq;
-    b.srq = a.srq;
-    b.handle = r.qp_handle;
-    b.qp_num = r.qpn;
-    b.state = ibv_qp_state::IBV_QPS_RESET;
-    b.qp_type = a.qp_type;
-    b.events_completed = 0;
     let st = QpState {
         ctx: ctx.clone(),
         handle: r.qp_handle,
@@ -221,10 +202,34 @@ fn create_common(
         rq,
         ex,
     };
-    Ok(slot.fill(RxeQp {
-        c: UnsafeCell::new(c),
-        st,
-    }))
+    // The C struct is set in the slot, not built here and copied.
+    // SAFETY: `st` is written whole, the C struct is zeroed (plain C data:
+    // pointers, integers, glibc mutex/cond whose all-zero state is their
+    // static initializer; all-zero is valid) then set field by field;
+    // nothing here unwinds (`set_send_ops` only stores).
+    Ok(unsafe {
+        slot.fill_in_place(|p| {
+            std::ptr::addr_of_mut!((*p).st).write(st);
+            let c = std::ptr::addr_of_mut!((*p).c).cast::<ibv_qp_ex>();
+            c.write_bytes(0, 1);
+            let c = &mut *c;
+            if ex && a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0 {
+                super::wr::set_send_ops(c, a.send_ops_flags);
+            }
+            let b = &mut c.qp_base;
+            b.context = ctx.c_ptr();
+            b.qp_context = a.qp_context;
+            b.pd = a.pd;
+            b.send_cq = a.send_cq;
+            b.recv_cq = a.recv_cq;
+            b.srq = a.srq;
+            b.handle = r.qp_handle;
+            b.qp_num = r.qpn;
+            b.state = ibv_qp_state::IBV_QPS_RESET;
+            b.qp_type = a.qp_type;
+            b.events_completed = 0;
+        })
+    })
 }
 
 fn map(ctx: &Context, mi: &rxe::MmapInfo, elem: usize) -> Result<ProducerQueue> {

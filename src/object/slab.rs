@@ -402,14 +402,28 @@ impl<T: Send + Sync + 'static> Vacant<T> {
     /// Builds the object in the slot and makes it live: `pin` finds it from
     /// now on. Returns what the registry owns ([`super::New`]).
     pub(crate) fn fill(self, v: T) -> super::New {
+        // SAFETY: a plain write of a whole value, which cannot unwind.
+        unsafe { self.fill_in_place(|p| p.write(v)) }
+    }
+
+    /// As [`Vacant::fill`], with `init` writing the value in the slot
+    /// before it is live: a large C struct is set there, not built on the
+    /// stack and copied twice (the QP's: issue #13's qp_lifecycle row).
+    ///
+    /// # Safety
+    /// `init` initialises the whole value at the pointer it gets (valid for
+    /// writes, aligned, uninitialised) and does not unwind.
+    #[inline]
+    pub(crate) unsafe fn fill_in_place(self, init: impl FnOnce(*mut T)) -> super::New {
         let () = Slot::<T>::VAL_AFTER_REC;
         let slot = self.slot;
         let slab = self.slab;
         std::mem::forget(self);
         // SAFETY: the slot is ours (taken from the free list, no pins can
-        // hold a non-live slot past their live check).
+        // hold a non-live slot past their live check); `init` initialises
+        // the value (the caller's contract) before it goes live.
         unsafe {
-            (*(*slot).val.get()).write(v);
+            init((*(*slot).val.get()).as_mut_ptr());
             // Calls that failed their pin may still be backing out.
             (*slot).pins.fetch_or(LIVE, Ordering::SeqCst);
         }
