@@ -8,7 +8,9 @@
 #   XPASS  passed but listed there: counts as a failure (keep the list honest)
 # Exit status 0 when nothing FAILed or XPASSed. Logs: vm/out/vm-test/.
 # Settings: VM_TEST_LIBS="debian ours preload plugin", VM_TEST_ONLY=REGEX (case names),
-# VM_KERNEL=stable|backports, VM_TIMEOUT (whole boot, default 1800 s).
+# VM_KERNEL=stable|backports, VM_TIMEOUT (whole boot, default 1800 s),
+# VM_TEST_JOBS (1: one case at a time; default 2: the client programs and the
+# C tests as two streams, see vm/guest/tests.sh).
 set -euo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 . "$(dirname "$0")/lib.sh"
@@ -53,7 +55,7 @@ if [ -z "${VM_TEST_ONLY:-}" ] || [[ bench-smoke =~ $VM_TEST_ONLY ]]; then
 fi
 
 {
-  for v in VM_TEST_LIBS VM_TEST_ONLY VM_TEST_SKIP VM_TEST_MIXED VM_CASE_TIMEOUT STRESS_THREADS STRESS_OPS STRESS_ROUNDS BADINPUT_ONLY BADINPUT_EVERY ASAN_OPTIONS LSAN_OPTIONS; do
+  for v in VM_TEST_LIBS VM_TEST_ONLY VM_TEST_SKIP VM_TEST_MIXED VM_TEST_JOBS VM_CASE_TIMEOUT STRESS_THREADS STRESS_OPS STRESS_ROUNDS BADINPUT_ONLY BADINPUT_EVERY ASAN_OPTIONS LSAN_OPTIONS; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   echo "exec bash '$REPO/vm/guest/tests.sh'"

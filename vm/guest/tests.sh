@@ -205,75 +205,88 @@ rping_data() { # DIR (count 10, size 64)
 
 echo "vm-test: guest $(uname -r), $(ls /sys/class/infiniband | tr '\n' ' ')libraries: $LIBS"
 
-# --- ibverbs-utils: deterministic output, compared byte for byte ---------------
-CMP=1 single ibv_devices ibv_devices
-CMP=1 single ibv_devinfo ibv_devinfo
-CMP=1 single ibv_devinfo-v ibv_devinfo -v
-CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
-# SYSFS_PATH naming a missing directory, or empty: the devices still come from
-# netlink (rdma-core asks netlink first); ours must list and open them alike.
-CMP=1 single sysfs-missing-ibv_devices env SYSFS_PATH=/nonexistent ibv_devices
-CMP=1 single sysfs-missing-ibv_devinfo env SYSFS_PATH=/nonexistent ibv_devinfo
-CMP=1 single sysfs-empty-ibv_devinfo env SYSFS_PATH= ibv_devinfo -d rxe0
+# --- the client programs ---------------------------------------------------------
+programs() {
+  # --- ibverbs-utils: deterministic output, compared byte for byte ---------------
+  CMP=1 single ibv_devices ibv_devices
+  CMP=1 single ibv_devinfo ibv_devinfo
+  CMP=1 single ibv_devinfo-v ibv_devinfo -v
+  CMP=1 single ibv_devinfo-d-rxe1 ibv_devinfo -d rxe1 -i 1 -v
+  # SYSFS_PATH naming a missing directory, or empty: the devices still come from
+  # netlink (rdma-core asks netlink first); ours must list and open them alike.
+  CMP=1 single sysfs-missing-ibv_devices env SYSFS_PATH=/nonexistent ibv_devices
+  CMP=1 single sysfs-missing-ibv_devinfo env SYSFS_PATH=/nonexistent ibv_devinfo
+  CMP=1 single sysfs-empty-ibv_devinfo env SYSFS_PATH= ibv_devinfo -d rxe0
 
-# --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
-INTEROP=1 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
-INTEROP=1 pair ibv_uc_pingpong tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
-INTEROP=1 pair ibv_ud_pingpong tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
-INTEROP=1 pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
-# -e: sleep on completion events (ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events)
-pair ibv_rc_pingpong-e  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
-pair ibv_srq_pingpong-e tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
+  # --- ibverbs-utils: ping-pongs over rxe0 (client and server on one device) ---
+  INTEROP=1 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+  INTEROP=1 pair ibv_uc_pingpong tcp "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_uc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+  INTEROP=1 pair ibv_ud_pingpong tcp "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@" "ibv_ud_pingpong -d rxe0 -g 1 -n 100 -s 512 -p @PORT@ $SRV"
+  INTEROP=1 pair ibv_srq_pingpong tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 100 -p @PORT@ $SRV"
+  # -e: sleep on completion events (ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events)
+  pair ibv_rc_pingpong-e  tcp "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
+  pair ibv_srq_pingpong-e tcp "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@" "ibv_srq_pingpong -d rxe0 -g 1 -n 50 -e -p @PORT@ $SRV"
 
-# --- perftest: small iteration counts (TCG) -----------------------------------
-# perftest 4.5 posts through the new send API (ibv_wr_start/ibv_wr_*/
-# ibv_wr_complete on an ibv_qp_ex) by default; --use_old_post_send makes it use
-# ibv_post_send: both flows are run for ib_send_lat and ib_write_bw.
-for t in send write read atomic; do
-  for k in lat bw; do
-    INTEROP=1 pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
+  # --- perftest: small iteration counts (TCG) -----------------------------------
+  # perftest 4.5 posts through the new send API (ibv_wr_start/ibv_wr_*/
+  # ibv_wr_complete on an ibv_qp_ex) by default; --use_old_post_send makes it use
+  # ibv_post_send: both flows are run for ib_send_lat and ib_write_bw.
+  for t in send write read atomic; do
+    for k in lat bw; do
+      INTEROP=1 pair "ib_${t}_${k}" tcp "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@" "ib_${t}_${k} -d rxe0 -x 1 -F -n 100 -p @PORT@ $SRV"
+    done
   done
-done
-for t in ib_send_lat ib_write_bw; do
-  pair "$t-old_post_send" tcp "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@" "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@ $SRV"
-done
+  for t in ib_send_lat ib_write_bw; do
+    pair "$t-old_post_send" tcp "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@" "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@ $SRV"
+  done
 
-# --- rdmacm-utils: librdmacm over the library under test ----------------------
-INTEROP=1 pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
-# -V: the client validates the data read back; both sides' printed data is checked
-CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
-INTEROP=1 pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
-INTEROP=1 pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
-INTEROP=1 pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+  # --- rdmacm-utils: librdmacm over the library under test ----------------------
+  INTEROP=1 pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
+  # -V: the client validates the data read back; both sides' printed data is checked
+  CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
+  INTEROP=1 pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
+  INTEROP=1 pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
+  INTEROP=1 pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+}
 
 # --- the project's own C tests (built by vm/run-tests.sh into $OUTDIR/c-tests) --
 # Each must exit 0 and print, untagged, exactly what it prints on Debian's library.
-for t in "$OUTDIR"/c-tests/*; do
-  [ -x "$t" ] || continue
-  n=$(basename "$t")
+# ctest NAME PATH: one C test, on the libraries of $LIBS it runs on.
+ctest() {
+  local n=$1 t=$2 libs=$LIBS
   # The long ones (the bad-input tables, stress, device removal, fork) skip
   # preload, the same library loaded another way, to keep make test under its
   # budget; fork's logic is the library's own, so it skips plugin too.
-  libs=$LIBS
   case $n in badinput|badinput_qp|stress|removal) libs=${LIBS//preload/} ;; fork) libs=${LIBS//preload/}; libs=${libs//plugin/} ;; esac
   # removal deletes and re-adds the rxe devices, and mt_post_poll runs to its own
   # 120 s deadline (about 47 s idle, near 60 s under load): 3x the per-process limit
   LIBS=$libs T=$(case $n in removal|mt_post_poll) echo $((T * 3)) ;; *) echo "$T" ;; esac) CMP=1 single "c-tests/$n" "$t"
-done
+}
 
-# --- rdma-core 64's API: c-tests/v64/*.c (self-checking) and the seed-page test
-# c-tests/seeds.c, built against our header (vm/run-tests.sh: $OUTDIR/c-tests-64).
-# Debian's 44 cannot run them (no IBVERBS_1.15-1.17): ours and preload only;
-# seeds-64hdr must print, untagged, what Debian printed for c-tests/seeds.
-for t in "$OUTDIR"/c-tests-64/*; do
-  [ -x "$t" ] || continue
-  n=$(basename "$t")
-  if [ "$n" = seeds-64hdr ]; then
-    LIBS=${LIBS//debian/} CMP=1 REF=c-tests/seeds single "c-tests-64/$n" "$t"
-  else
-    LIBS=${LIBS//debian/} single "c-tests-64/$n" "$t"
-  fi
-done
+ctests() {
+  local t n
+  for t in "$OUTDIR"/c-tests/*; do
+    [ -x "$t" ] || continue
+    n=$(basename "$t")
+    [ "$n" = removal ] || ctest "$n" "$t"   # removal runs alone, at the end
+  done
+
+  # --- rdma-core 64's API: c-tests/v64/*.c (self-checking) and the seed-page test
+  # c-tests/seeds.c, built against our header (vm/run-tests.sh: $OUTDIR/c-tests-64).
+  # Debian's 44 cannot run them (no IBVERBS_1.15-1.17): ours and preload only;
+  # seeds-64hdr must print, untagged, what Debian printed for c-tests/seeds.
+  for t in "$OUTDIR"/c-tests-64/*; do
+    [ -x "$t" ] || continue
+    n=$(basename "$t")
+    if [ "$n" = seeds-64hdr ]; then
+      LIBS=${LIBS//debian/} CMP=1 REF=c-tests/seeds single "c-tests-64/$n" "$t"
+    else
+      LIBS=${LIBS//debian/} single "c-tests-64/$n" "$t"
+    fi
+  done
+
+  bench_smoke
+}
 
 # --- bench-smoke: bench/ibv_bench runs briefly (-q) and prints every row, each
 # a non-negative number, or n/a with the error (ours only; Debian's must measure
@@ -301,7 +314,6 @@ bench_smoke() {
     else record "$lib" bench-smoke fail "$t0" "$detail"; fi
   done
 }
-bench_smoke
 
 # --- ibv_asyncwatch: port events on rxe1 when veth1 goes down and up -----------
 asyncwatch() {
@@ -332,5 +344,20 @@ asyncwatch() {
     sleep 1
   done
 }
+
+# Two streams at once (VM_TEST_JOBS=2, the default; the guest has $VM_SMP CPUs,
+# one each under multi-threaded TCG): the client programs, whose ports are
+# theirs alone, and the C tests, which stay in their own processes. What
+# changes the devices for everyone runs after both, alone: c-tests/removal
+# deletes and re-adds rxe0, and ibv_asyncwatch takes veth1 down and up.
+if [ "${VM_TEST_JOBS:-2}" -gt 1 ]; then
+  programs & p1=$!
+  ctests & p2=$!
+  wait $p1 $p2
+else
+  programs
+  ctests
+fi
+[ -x "$OUTDIR/c-tests/removal" ] && ctest removal "$OUTDIR/c-tests/removal"
 asyncwatch
 exit 0
