@@ -108,6 +108,17 @@ impl<T> SpinLock<T> {
             .then_some(Guard { lock: self })
     }
 
+    /// The lock if it is free now (one compare-exchange), else `None`
+    /// without waiting: callers look at why (e.g. their own batch) only
+    /// then, off the uncontended path.
+    #[inline(always)]
+    pub(crate) fn try_lock(&self) -> Option<Guard<'_, T>> {
+        self.word
+            .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            .then_some(Guard { lock: self })
+    }
+
     /// Whether the calling thread holds the lock for a batch.
     #[inline]
     pub(crate) fn held_by_me(&self) -> bool {
