@@ -444,6 +444,9 @@ impl Batch<'_> {
             return None;
         }
         let p = self.next_slot().as_mut_ptr();
+        // SAFETY: a slot inside the mapping, never address 0 (the hint
+        // spares callers' `Option` a null test).
+        unsafe { std::hint::assert_unchecked(!p.is_null()) };
         // SAFETY: `p` is a slot of ours (see `next_slot`), aligned to
         // SLOT_ALIGN (checked in `Ring::new`: the data start is, and slots
         // are powers of two of at least that size), with room for the header

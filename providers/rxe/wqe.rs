@@ -579,19 +579,19 @@ pub(crate) fn copy_inline<'a>(
 fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     #[inline(always)]
     fn ends<const N: usize>(dst: &mut [u8], src: &[u8]) -> bool {
-        match (src.first_chunk::<N>(), src.last_chunk::<N>()) {
-            (Some(a), Some(b)) if dst.len() == src.len() && src.len() <= 2 * N => {
-                let (a, b) = (*a, *b);
-                if let Some(d) = dst.first_chunk_mut::<N>() {
-                    *d = a;
-                }
-                if let Some(d) = dst.last_chunk_mut::<N>() {
-                    *d = b;
-                }
-                true
-            }
-            _ => false,
+        if dst.len() != src.len() || src.len() > 2 * N {
+            return false;
         }
+        // `dst` and `src` do not overlap (a shared and an exclusive
+        // borrow): each chunk goes straight across, no temporary.
+        match (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
+            (Some(d), Some(a)) => *d = *a,
+            _ => return false,
+        }
+        if let (Some(d), Some(b)) = (dst.last_chunk_mut::<N>(), src.last_chunk::<N>()) {
+            *d = *b;
+        }
+        true
     }
     let done = match src.len() {
         32..=64 => ends::<32>(dst, src),
