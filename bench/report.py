@@ -19,7 +19,7 @@ ROWS = {
         "checks per access)"),
     "post_recv_16": ("data", True,
         "as above, 16 WQEs under one lock; ours publishes them with one producer-index store "
-        "and reads the kernel's index only when its cached free count runs out (rdma-core "
+        "and reads the kernel's index once, again only when the ring looks full (rdma-core "
         "reads and stores per WQE)"),
     "poll_cq_empty": ("data", True,
         "user space only. rdma-core takes and releases the CQ's spin lock around a look at the "
@@ -31,8 +31,8 @@ ROWS = {
         "destroy waits for the call instead of unmapping under it)"),
     "poll_cq_16": ("data", True,
         "user space only: 16 CQEs copied out of the ring into ibv_wc; ours reads the producer "
-        "index once, walks the slots by pointer and releases all 16 with one store (rdma-core: "
-        "a load and a store per CQE)"),
+        "index once, copies the first CQE inline and the rest out of line by pointer, and "
+        "releases all 16 with one store (rdma-core: a load and a store per CQE)"),
     "post_send_1": ("data", True,
         "the doorbell: after writing the WQE, rxe's post_send makes a write() on the uverbs fd "
         "(POST_SEND with no WRs), and kernel rxe runs the requester (and, on loopback, the "
@@ -109,16 +109,17 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "about 141 against rdma-core's 133 (prof.sh): the pin's atomic add and subtract and "
-        "the slot check (one multiply and one compare: all slots of a type live in one "
-        "reserved address range), which let a concurrent destroy wait instead of unmapping "
-        "under the call, where rdma-core's container_of costs nothing but reads freed memory "
-        "on a destroyed QP; the entry's trace switch (3); the batch's free count, computed "
-        "even for one WR (about 9). Per WR ours is below rdma-core (post_recv_16): the slot "
-        "is split once into header and gather list (Batch::next_parts, one room compare). "
-        "0.8 would need the pin gone"),
+        "136 against rdma-core's 133 (prof.sh; 142 before the batch kept the kernel's index "
+        "instead of a free count): the pin's atomic add and subtract and the slot check (one "
+        "multiply and one compare: all slots of a type live in one reserved address range), "
+        "about 15, which let a concurrent destroy wait instead of unmapping under the call, "
+        "where rdma-core's container_of costs nothing but reads freed memory on a destroyed "
+        "QP; the entry's trace switch (3) and the RESET-state check. The rest is at most "
+        "rdma-core's: the ring-full test is one compare against the kernel's index read once "
+        "per call, the room check one compare against the slot's 16-byte units, the commit "
+        "no second full test. 0.8 would need the pin gone"),
     "poll_cq_empty": (
-        "67 against rdma-core's 68, the program's loop included: trace switch, slot check, "
+        "64 against rdma-core's 68, the program's loop included: trace switch, slot check, "
         "the pin's atomics, argument checks, two index loads, no lock, no stack frame beyond "
         "one register; 0.8 would need the pin's atomic add and subtract gone, which the "
         "guarantee that a destroy waits for calls in flight needs"),
@@ -127,28 +128,31 @@ IR_BOUNDS = {
         "once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
         "met: one pin per call shared by the lock-free empty test and the locked drain, the "
-        "batch-owner check without a thread-local lookup unless an owner is set, and the "
-        "16 CQE copies walked by pointer in at most two runs of adjacent slots"),
+        "lock one compare-exchange (the own-batch check only when it fails), and the "
+        "CQE copies walked by pointer in at most two runs of adjacent slots"),
     "post_send_1": (
-        "about 233 against rdma-core's 215: the common send (gather list, connected QP) is "
-        "encoded inline on the slot split into header and gather list, the rest out of line; "
-        "what remains is the slot check and pin (about 17), the free count computed per call, "
-        "zeroing 11 x 16 bytes of the WQE header, and building the doorbell command on the "
-        "stack and checking its write() result. What would come closer: a single-WR path (a "
-        "ring-full compare only) and a doorbell command prebuilt at create (its response "
-        "word then needs a home the kernel may write)"),
+        "about 209 against rdma-core's 215 (prof.sh; 233 before): the common send (gather list, "
+        "connected QP) encoded inline on the slot split into header and gather list, the "
+        "ring-full test one compare against the kernel's index read once per call, the "
+        "doorbell's write() result one compare (errno and trace out of line). Left above "
+        "rdma-core's own parts: the slot check and pin (about 15) and zeroing 11 x 16 bytes "
+        "of the WQE header before its fields (rdma-core memsets the 144-byte rxe_send_wr "
+        "and leaves the kernel-written fields stale). 0.8 would need the pin gone"),
     "post_send_16": (
-        "about 1837 against rdma-core's 2134 (0.86): per WR about 107 instructions, zeroing "
-        "and writing the 208-byte header being the most; 0.8 would need the header written "
-        "only where rdma-core writes it (the union and the fields the kernel fills left "
-        "stale), which the byte-for-byte test against the general encoder rules out"),
-    "post_send_inline": ("as post_send_1, the inline data copied straight from the caller's "
-        "list into the slot (no table of buffers first) through a memcpy call per buffer "
-        "(about 11) and its checks"),
+        "1723 against rdma-core's 2134: per WR about 100 instructions, zeroing and writing "
+        "the 208-byte header being the most; 0.8 would need the header written only where "
+        "rdma-core writes it (the union and the fields the kernel fills left stale), which "
+        "the byte-for-byte test against the general encoder rules out"),
+    "post_send_inline": ("about 241 against rdma-core's 231: as post_send_1, the inline data "
+        "copied straight from the caller's list into the slot, 8 to 64 bytes per buffer as "
+        "two overlapping fixed-size copies (no memcpy call), with its checks (a zero-length "
+        "or NULL buffer, max_inline, the slot's room) per buffer"),
     "rc_roundtrip": (
-        "two post_send, two post_recv and four polls per round trip: the sum of the fixed "
-        "per-call costs above over about eight calls, and the non-empty poll's lock and "
-        "drain set-up (about 90 for one completion)"),
+        "about 1029 against rdma-core's 977 (1163 before): two post_send and two post_recv below "
+        "or at rdma-core's, and the polls (about 4.6 per round trip, most finding one "
+        "completion): each pays the slot check and pin (about 15) where rdma-core's poll is "
+        "about 26 in all; the lock is one compare-exchange and the first completion is "
+        "copied without the loop's set-up"),
     "reg_mr_4k": (
         "about 858 against rdma-core's 845 (prof.sh): ours takes a slot of the MR slab (a "
         "lock-free free list: one compare-and-swap to take, one to give back) whose header "

@@ -79,15 +79,9 @@ unsafe fn poll_cq_body(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
 #[inline(never)]
 unsafe fn poll_cq_locked(cq: &Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int {
     let st = &cq.st;
-    // Inside this thread's own start_poll batch: the lock is ours
-    // already (rdma-core would deadlock).
-    if st.lock.held_by_me() {
-        crate::entry::set_errno(crate::entry::Errno::EINVAL);
-        return -1;
-    }
-    // A CQ destroyed meanwhile: EINVAL rather than wait for its lock
-    // (whose holder may be a batch that never ends).
-    let Some(mut g) = st.lock.lock_while(|| cq.alive()) else {
+    // Uncontended: one compare-exchange; the reasons it may fail are
+    // looked at out of line.
+    let Some(mut g) = st.lock.try_lock().or_else(|| lock_contended(cq)) else {
         crate::entry::set_errno(crate::entry::Errno::EINVAL);
         return -1;
     };
@@ -100,6 +94,19 @@ unsafe fn poll_cq_locked(cq: &Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int 
             std::ptr::copy_nonoverlapping(slot.as_ptr(), out.add(i as usize * CQE_SIZE), CQE_SIZE)
         }
     }) as c_int
+}
+
+/// The CQ's lock when it was not free at first try: `None` inside this
+/// thread's own start_poll batch (the lock is ours already: rdma-core would
+/// deadlock) or once the CQ is being destroyed (rather than wait for a
+/// holder that may be a batch that never ends).
+#[cold]
+#[inline(never)]
+fn lock_contended(cq: &Pinned<RxeCq>) -> Option<super::lock::Guard<'_, CqInner>> {
+    if cq.st.lock.held_by_me() {
+        return None;
+    }
+    cq.st.lock.lock_while(|| cq.alive())
 }
 
 /// Publishes `cur`'s completion fields (`status`, `wr_id`) in the C struct;

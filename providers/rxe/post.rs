@@ -403,7 +403,9 @@ unsafe fn post_recv_list(
             .and_then(|list| {
                 let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
                 wqe::write_recv_parts(h, tail, w.wr_id, list)?;
-                q.commit()
+                // Not full: checked above.
+                q.commit_checked();
+                Ok(())
             })
         };
         if let Err(e) = r {

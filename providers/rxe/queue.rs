@@ -45,6 +45,9 @@ struct Ring {
     log2_elem_size: u8,
     /// A heap-backed stand-in (`Mmap::heap`), released as one.
     heap: bool,
+    /// The slot size in 16-byte units, saturated (`Batch::next_parts`'s
+    /// room check: one load and compare, in the struct's padding).
+    elem16: u16,
 }
 
 // SAFETY: the pointer leads into the mapping, which the Ring owns and which
@@ -152,6 +155,7 @@ impl Ring {
             mask,
             log2_elem_size: log2_elem_size as u8,
             heap,
+            elem16: u16::try_from((1u64 << log2_elem_size) >> 4).unwrap_or(u16::MAX),
         })
     }
 
@@ -357,46 +361,63 @@ pub(crate) struct Batch<'a> {
     q: &'a mut ProducerQueue,
     start: u32,
     prod: u32,
-    /// Free slots as of the last look at the kernel's index (0: look again).
-    free: u32,
+    /// The kernel's index as last read: the ring is full while the slot
+    /// after `prod` is this one (read again only then: one compare per
+    /// post, no free count kept).
+    cons: u32,
+    /// The ring's mask, read once (slot writes through raw pointers would
+    /// make the compiler read it again after each).
+    mask: u32,
 }
 
 impl<'a> Batch<'a> {
     #[inline(always)]
     fn new(q: &'a mut ProducerQueue) -> Batch<'a> {
         let prod = q.producer_index();
+        let cons = q.consumer_index();
+        let mask = q.ring.mask;
         Batch {
             q,
             start: prod,
             prod,
-            free: 0,
+            cons,
+            mask,
         }
     }
 }
 
 impl Batch<'_> {
-    /// Whether no slot is free (the kernel's index is read again first).
+    /// Whether no slot is free (the kernel's index is read again first if
+    /// it looked so).
     #[inline(always)]
     pub(crate) fn full(&mut self) -> bool {
-        if self.free == 0 {
-            let ring = &self.q.ring;
-            self.free = ring
-                .distance(self.prod, self.q.consumer_index())
-                .wrapping_sub(1)
-                & ring.mask;
+        let next = self.prod.wrapping_add(1) & self.mask;
+        if next == self.cons {
+            self.cons = self.q.consumer_index();
         }
-        self.free == 0
+        next == self.cons
     }
 
     /// Claims the current slot for the batch; `ENOMEM` if the ring is full.
     #[inline(always)]
     fn take(&mut self) -> Result<()> {
-        if self.full() {
-            return Err(Errno::ENOMEM);
+        let next = self.prod.wrapping_add(1) & self.mask;
+        if next == self.cons {
+            self.cons = self.q.consumer_index();
+            if next == self.cons {
+                return Err(Errno::ENOMEM);
+            }
         }
-        self.free -= 1;
-        self.prod = self.q.ring.next(self.prod);
+        self.prod = next;
         Ok(())
+    }
+
+    /// Adds the slot from `next_slot` or `next_parts` to the batch after
+    /// `full` said false (no post since): no second look at the ring.
+    #[inline(always)]
+    pub(crate) fn commit_checked(&mut self) {
+        debug_assert!(!self.full());
+        self.prod = self.prod.wrapping_add(1) & self.mask;
     }
 
     /// The slot the next post writes (`push_with` without a closure: write
@@ -411,19 +432,27 @@ impl Batch<'_> {
     #[inline(always)]
     pub(crate) fn next_parts<H: Pod>(&mut self, n: usize) -> Option<(&mut H, &mut [[u8; 16]])> {
         const { assert!(align_of::<H>() <= SLOT_ALIGN) };
-        let elem = self.q.ring.elem_size();
-        // Entries after the header, negative if not even the header fits
-        // (the same each time: a post loop computes it once).
-        let room = (elem as i64 - size_of::<H>() as i64) >> 4;
-        if n as i64 > room {
+        // The header's size in 16-byte units, rounded up: header and `n`
+        // entries fit if that plus `n` does not pass the slot's units
+        // (`elem16`, exact: slots are at least 64 B, powers of two; a
+        // saturated one under-reports, refusing only lists far beyond any
+        // QP's `max_sge`).
+        let hdr16 = size_of::<H>().div_ceil(16);
+        if n.checked_add(hdr16)
+            .is_none_or(|units| units > usize::from(self.q.ring.elem16))
+        {
             return None;
         }
         let p = self.next_slot().as_mut_ptr();
+        // SAFETY: a slot inside the mapping, never address 0 (the hint
+        // spares callers' `Option` a null test).
+        unsafe { std::hint::assert_unchecked(!p.is_null()) };
         // SAFETY: `p` is a slot of ours (see `next_slot`), aligned to
         // SLOT_ALIGN (checked in `Ring::new`: the data start is, and slots
         // are powers of two of at least that size), with room for the header
-        // and `n` entries (checked above); the two parts do not overlap, and
-        // any bytes are valid for a `Pod` and for byte arrays.
+        // and `n` entries (checked above: `16 * elem16` is at most the slot
+        // size); the two parts do not overlap, and any bytes are valid for a
+        // `Pod` and for byte arrays.
         unsafe {
             let tail = p.add(size_of::<H>()).cast::<[u8; 16]>();
             Some((&mut *p.cast::<H>(), std::slice::from_raw_parts_mut(tail, n)))
@@ -553,29 +582,39 @@ impl ConsumerQueue {
     pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
         let cons = self.consumer_index();
         let n = self.ring.distance(cons, self.producer_index()).min(max);
-        // At most two runs of adjacent slots (before and after the wrap),
-        // walked by pointer: no index arithmetic per completion.
-        let before_wrap = (self.ring.mask - cons + 1).min(n);
+        if n == 0 {
+            return 0;
+        }
         let es = self.ring.elem_size();
-        let mut p = self.ring.slot_ptr(cons);
-        for i in 0..before_wrap {
-            // SAFETY: slot `cons + i`, before the wrap: inside the live
-            // mapping (see `Ring::slot_ptr`); the kernel does not write the
-            // slots between our index and its own.
-            each(i, unsafe { std::slice::from_raw_parts(p, es) });
-            p = p.wrapping_add(es);
+        // The first completion on its own (a latency-bound poller's usual
+        // one): no set-up for the runs below.
+        // SAFETY: slot `cons`: inside the live mapping (see
+        // `Ring::slot_ptr`); the kernel does not write the slots between our
+        // index and its own.
+        each(0, unsafe {
+            std::slice::from_raw_parts(self.ring.slot_ptr(cons), es)
+        });
+        if n > 1 {
+            // The rest in at most two runs of adjacent slots (before and
+            // after the wrap), walked by pointer: no index arithmetic per
+            // completion.
+            let before_wrap = (self.ring.mask - cons + 1).min(n);
+            let mut p = self.ring.slot_ptr(cons).wrapping_add(es);
+            for i in 1..before_wrap {
+                // SAFETY: as above, slot `cons + i`, before the wrap.
+                each(i, unsafe { std::slice::from_raw_parts(p, es) });
+                p = p.wrapping_add(es);
+            }
+            let mut p = self.ring.slot_ptr(0);
+            for i in before_wrap.max(1)..n {
+                // SAFETY: as above, slot `i - before_wrap` after the wrap.
+                each(i, unsafe { std::slice::from_raw_parts(p, es) });
+                p = p.wrapping_add(es);
+            }
         }
-        let mut p = self.ring.slot_ptr(0);
-        for i in before_wrap..n {
-            // SAFETY: as above, slot `i - before_wrap` after the wrap.
-            each(i, unsafe { std::slice::from_raw_parts(p, es) });
-            p = p.wrapping_add(es);
-        }
-        if n > 0 {
-            let next = cons.wrapping_add(n) & self.ring.mask;
-            // Release: our reads of the slots are done before the kernel reuses them.
-            self.ring.consumer().store(next, Ordering::Release);
-        }
+        let next = cons.wrapping_add(n) & self.ring.mask;
+        // Release: our reads of the slots are done before the kernel reuses them.
+        self.ring.consumer().store(next, Ordering::Release);
         n
     }
 

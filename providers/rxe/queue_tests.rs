@@ -448,6 +448,63 @@ fn drain_reads_in_order_and_releases_once() {
     assert!(empty() && q.empty());
 }
 
+/// `drain` across the wrap: every start slot and count of an 8-slot ring
+/// reads the completions in order (first one, then the runs before and
+/// after the wrap) and releases exactly those.
+#[test]
+fn drain_wraps_at_every_position() {
+    let (m, mut k) = ring(8, 6);
+    let mut q = ConsumerQueue::new(m, 48).unwrap();
+    let mut made = 0u64;
+    for start in 0..8u32 {
+        for n in 1..8u32 {
+            // Move both indices to `start` first.
+            while k.cons().load(Ordering::Relaxed) != start {
+                assert!(k.produce(made));
+                made += 1;
+                assert_eq!(q.drain(1, |_, _| {}), 1);
+            }
+            let first_v = made;
+            for _ in 0..n {
+                assert!(k.produce(made));
+                made += 1;
+            }
+            let mut got = vec![];
+            assert_eq!(q.drain(16, |i, s| got.push((i, first(s)))), n);
+            let want: Vec<_> = (0..n).map(|i| (i, first_v + u64::from(i))).collect();
+            assert_eq!(got, want, "start {start}, {n} completions");
+            assert!(q.empty());
+        }
+    }
+}
+
+/// A batch remembers the kernel's index and reads it again only when the
+/// ring looks full: a slot the kernel frees while the batch is open (one
+/// published before it) is found then, and a ring still full stays ENOMEM.
+#[test]
+fn batch_rereads_the_kernel_index_when_full() {
+    let (m, k) = ring(4, 6);
+    let mut q = ProducerQueue::new(m, 64).unwrap();
+    for v in 1..=3 {
+        q.push_with(val(v)).unwrap();
+    }
+    let mut b = q.batch();
+    assert!(b.full());
+    assert_eq!(b.push_with(val(9)), Err(Errno::ENOMEM));
+    assert_eq!(k.consume(), Some(1));
+    assert!(!b.full(), "the freed slot is seen on the next look");
+    b.push_with(val(4)).unwrap();
+    assert!(b.full());
+    assert_eq!(k.consume(), Some(2));
+    assert_eq!(k.consume(), Some(3));
+    b.push_with(val(5)).unwrap();
+    b.push_with(val(6)).unwrap();
+    assert_eq!(b.push_with(val(7)), Err(Errno::ENOMEM));
+    drop(b);
+    let got: Vec<_> = std::iter::from_fn(|| k.consume()).collect();
+    assert_eq!(got, vec![4, 5, 6]);
+}
+
 /// `Batch::next_parts`: a header and the entries that fit after it in one
 /// slot, at the slot the next post writes; refused when they do not fit.
 #[test]

@@ -755,3 +755,18 @@ fn fast_encoder_matches_the_general_one() {
     }
     assert!(checked > 40, "{checked}");
 }
+
+/// `copy_bytes` (the inline copy without a memcpy call for 8 to 64 bytes)
+/// copies exactly the bytes `copy_from_slice` does, at every length around
+/// its cases, leaving the bytes beyond untouched.
+#[test]
+fn copy_bytes_is_copy_from_slice() {
+    let src: Vec<u8> = (1..=80).collect();
+    for n in 0..=80 {
+        let mut a = [0xeeu8; 96];
+        let mut b = [0xeeu8; 96];
+        copy_bytes(&mut a[3..3 + n], &src[..n]);
+        b[3..3 + n].copy_from_slice(&src[..n]);
+        assert_eq!(a, b, "length {n}");
+    }
+}

@@ -3,7 +3,7 @@
 use super::Uverbs;
 use super::pod::Pod;
 use super::write::IB_USER_VERBS_CMD_POST_SEND;
-use crate::entry::Result;
+use crate::entry::{Errno, Result};
 
 kstruct! {
     /// `struct ib_uverbs_sge`
@@ -119,7 +119,8 @@ impl Uverbs {
     /// send queue the library filled in shared memory. This is the data
     /// path: one write(2) of a fixed 32-byte command built on the stack (as
     /// rdma-core sends it, whatever transport other commands use), with a
-    /// 4-byte response.
+    /// 4-byte response; one compare of its result (and of the trace level)
+    /// on success, the rest out of line.
     #[inline(always)]
     pub(crate) fn post_send_doorbell(&self, qp_handle: u32) -> Result<()> {
         let mut resp = PostSendResp::default();
@@ -139,17 +140,28 @@ impl Uverbs {
             },
             req,
         };
-        let r = super::sys::write_cmd(self.fd(), cmd.as_bytes());
-        if crate::entry::trace_level() >= 2 {
-            self.trace_doorbell(&r);
+        let n = super::sys::write_raw(self.fd(), cmd.as_bytes());
+        if n != size_of::<Doorbell>() as isize || crate::entry::trace_level() >= 2 {
+            return self.doorbell_outcome(n);
         }
-        r
+        Ok(())
     }
 
+    /// A doorbell's result other than a plain success (or any, traced):
+    /// errno of a failed write (still this thread's: nothing ran since), EIO
+    /// for a short one.
     #[cold]
     #[inline(never)]
-    fn trace_doorbell(&self, r: &Result<()>) {
-        self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, r);
+    fn doorbell_outcome(&self, n: isize) -> Result<()> {
+        let r = match n {
+            n if n == size_of::<Doorbell>() as isize => Ok(()),
+            n if n < 0 => Err(Errno::last()),
+            _ => Err(Errno::EIO),
+        };
+        if crate::entry::trace_level() >= 2 {
+            self.trace_write("POST_SEND (doorbell)", IB_USER_VERBS_CMD_POST_SEND, &r);
+        }
+        r
     }
 
     /// As [`Uverbs::post_send`], with `RecvWr` entries.

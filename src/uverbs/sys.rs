@@ -39,6 +39,21 @@ pub(crate) fn write_cmd(fd: BorrowedFd<'_>, buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// write(2) of rxe's doorbell as the system call returns: the bytes
+/// written, or -1 with errno set (read it before any other libc call). No
+/// `Result` on the data path: the caller compares once and leaves the rest
+/// to a cold path.
+#[inline(always)]
+pub(crate) fn write_raw(fd: BorrowedFd<'_>, buf: &[u8]) -> isize {
+    #[cfg(test)]
+    if let Err(e) = fake_errno() {
+        crate::entry::set_errno(e);
+        return -1;
+    }
+    // SAFETY: `buf` is readable for its length; the kernel only reads it.
+    unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) }
+}
+
 /// write(2) of a command whose response the kernel stores at the address held in
 /// `req[at..at + 8]`: that address is set here to `resp`, so it cannot dangle.
 pub(crate) fn write_cmd_resp(
