@@ -80,9 +80,14 @@ ROWS = {
         "mapping's start, mask and element size, under one-word spin locks, the send "
         "queue's batch state, limits, handle, type and the context reference); nothing "
         "malloc'd, and slots never used stay untouched pages (the per-QP figure counts whole "
-        "pages of slots, hence a few bytes above 488); rdma-core has one rxe_qp of about "
-        "490 B. What would meet 1.0 with margin: 8 B less per slot (e.g. rings aligned to 4 "
-        "so that their lock words fill the padding)"),
+        "pages of slots); rdma-core has one rxe_qp of about 490 B. The figure counts whole "
+        "pages: the 100 QPs take slots 3-102 of the QP slab (the program's earlier QPs used "
+        "slots 0-3, so the first page is resident already), 48,800 B over 12 new "
+        "pages, 491.5 B per QP, plus 480 B malloc'd during the 100 creates (4.8 B per QP, "
+        "not yet traced). What would meet 1.0: the 100 slots within 11 new pages, i.e. "
+        "slots of at most 472 B (16 B less: e.g. the record's kind and flags in the "
+        "header's words, and rings aligned to 4 so that the two lock words fill the "
+        "padding)"),
     "mem_qp_rings": ("memory", True,
         "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
         "requested depth, so equal for any library"),
@@ -92,8 +97,13 @@ ROWS = {
         "for QPs): one slab slot of 368 B (8 B header, 24 B registry record, ibv_cq_ex 288 B, "
         "rxe state 48 B: the ring and poll cursor under a one-word lock, the first ring's index "
         "words for the lock-free empty check and, after a resize, its span, the handle) "
-        "against rdma-core's one rxe_cq of 352 B. What would meet 1.0: 16 B less per slot "
-        "(a 16 B record, e.g. the kind and flags in the header's words; a 4-aligned ring)"),
+        "against rdma-core's one rxe_cq of 352 B. The figure counts whole pages: the 100 "
+        "CQs take slots 6-105 of the CQ slab (the first page is resident already: the "
+        "program's earlier CQs used slots 0-5), "
+        "36,800 B over 9 new pages, 368.6 B per CQ. What would meet 1.0: the 100 slots "
+        "within 8 new pages, i.e. slots of at most 344 B (24 B less: a 16 B record, e.g. "
+        "the kind and flags in the header's words, and a 4-aligned ring whose lock word "
+        "and poll cursor fill the padding)"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,
@@ -154,24 +164,25 @@ IR_BOUNDS = {
         "about 26 in all; the lock is one compare-exchange and the first completion is "
         "copied without the loop's set-up"),
     "reg_mr_4k": (
-        "about 858 against rdma-core's 845 (prof.sh): ours takes a slot of the MR slab (a "
-        "lock-free free list: one compare-and-swap to take, one to give back) whose header "
-        "holds the registry record (no malloc, no map entry), and finds the PD and the MR "
-        "again by the slab's address check; REG_MR and MR_DESTROY are built and sent inline "
-        "(no frame per layer, no memset for an empty driver response). What is left is the "
-        "object layer, about 240 per reg+dereg: the lookup's probe of each slab, the record's "
-        "reference count (a compare-and-swap per lookup) and kind check, the destroy's wait "
-        "for pins in flight, against rdma-core's one calloc and free"),
+        "met: about 808 against rdma-core's 845 (prof.sh data control): ours takes a slot of "
+        "the MR slab (a lock-free free list: one compare-and-swap to take, one to give back) "
+        "whose header holds the registry record (no malloc, no map entry), and finds the PD "
+        "and the MR again by the kind's slab check inlined in the lookup (the slab's range "
+        "and slot geometry kept as values beside the kind: one multiply and compare, no "
+        "indirect call, no stack frame; the address map's way out of line); REG_MR and "
+        "MR_DESTROY are built and sent inline. What is left of the object layer: the "
+        "record's reference count (a compare-and-swap per lookup) and kind check, the "
+        "destroy's wait for pins in flight, against rdma-core's one calloc and free"),
     "reg_mr_64m": ("as reg_mr_4k (the user-space part does not depend on the size)"),
     "qp_lifecycle": (
-        "about 2676 against rdma-core's 2675 (prof.sh): create, three modifies and destroy; "
-        "the record in the slot as for reg_mr_4k, the PD and CQs found by the slab check; "
-        "the QP (C struct and state) written in its slot in place (no copy); each modify's "
-        "request built in place with only the fields the mask names (as rdma-core's "
-        "copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). Left above "
-        "rdma-core's own parts: the object lookups (about 40 per verb) and the two rings' "
-        "geometry checks (about 24 per ring)"),
-    "cq_lifecycle": ("about 1203 against rdma-core's 1291: as qp_lifecycle, for one "
+        "met: about 2562 against rdma-core's 2675 (prof.sh data control): create, three "
+        "modifies and destroy; the record in the slot as for reg_mr_4k, the QP, PD and CQs "
+        "found by the inlined slab check (about 12 instructions per lookup, 7 lookups per "
+        "QP); the QP (C struct and state) written in its slot in place (no copy); each "
+        "modify's request built in place with only the fields the mask names (as rdma-core's "
+        "copy_modify_qp_fields) and sent through INVOKE_WRITE (as rdma-core 44). Left: the "
+        "two rings' geometry checks (about 24 per ring) and the reference counts"),
+    "cq_lifecycle": ("met: about 1186 against rdma-core's 1291: as qp_lifecycle, for one "
         "create and one destroy"),
 }
 

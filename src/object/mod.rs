@@ -283,26 +283,33 @@ fn retire_where(
     })
 }
 
+/// The slab of a kind (see [`SLABS`]).
+struct KindSlab {
+    probe: &'static dyn Probe,
+    /// The owner type `O` of the records in its slots.
+    owner: TypeId,
+    /// The records in its slots release through it.
+    token: &'static dyn Token,
+    /// Its address check, inlined in [`get`].
+    find: slab::Finder,
+}
+
 /// The slab (at most one per kind) whose slots hold the records of a kind's
-/// Rust-provider objects, with the owner type `O` of those records.
-/// (Its token too: the records in its slots release through it.)
-#[allow(clippy::type_complexity)]
-static SLABS: [OnceLock<(&'static dyn Probe, TypeId, &'static dyn Token)>; KINDS] =
-    [const { OnceLock::new() }; KINDS];
+/// Rust-provider objects.
+static SLABS: [OnceLock<KindSlab>; KINDS] = [const { OnceLock::new() }; KINDS];
 
 /// The token of `k`'s slab, which releases the objects whose records are
 /// in its slots.
 pub(super) fn slot_token(k: Kind) -> Option<&'static dyn Token> {
-    SLABS[k as usize].get().map(|e| e.2)
+    SLABS[k as usize].get().map(|e| e.token)
 }
 
 /// The slab registered for `k` with owner `O`.
-#[inline]
-fn slab_of<O: 'static>(k: Kind) -> Option<&'static dyn Probe> {
+#[inline(always)]
+fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
     SLABS[k as usize]
         .get()
-        .filter(|e| e.1 == TypeId::of::<O>())
-        .map(|e| e.0)
+        .filter(|e| e.owner == TypeId::of::<O>())
 }
 
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
@@ -310,8 +317,13 @@ fn slab_of<O: 'static>(k: Kind) -> Option<&'static dyn Probe> {
 /// its slot (no allocation); a hosted C provider's goes into the map.
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
-        let e = SLABS[C::KIND as usize].get_or_init(|| (probe, TypeId::of::<O>(), probe.token()));
-        if std::ptr::addr_eq(e.0, probe) && e.1 == TypeId::of::<O>() {
+        let e = SLABS[C::KIND as usize].get_or_init(|| KindSlab {
+            probe,
+            owner: TypeId::of::<O>(),
+            token: probe.token(),
+            find: probe.finder(),
+        });
+        if std::ptr::addr_eq(e.probe, probe) && e.owner == TypeId::of::<O>() {
             return Ref::register(C::KIND, ctx, new).as_ptr().cast();
         }
     }
@@ -326,7 +338,7 @@ pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) 
 #[inline]
 pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
     if let Some(slab) = slab_of::<O>(C::KIND)
-        && let Some(home) = slab.home(p.cast())
+        && let Some(home) = slab.find.home(p.cast())
         && let Some(r) = Ref::<O>::acquire(home)
     {
         if r.kind() == C::KIND {
@@ -337,6 +349,10 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Re
     get_mapped::<C, O>(p)
 }
 
+/// [`get`]'s way for hosted objects, roots' kinds and bad pointers: out of
+/// line, so that the slab's way needs no stack frame.
+#[cold]
+#[inline(never)]
 fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
     if p.is_null() {
         return Err(Errno::EINVAL);
@@ -397,10 +413,10 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
         return out;
     }
     for slab in SLABS.iter().filter_map(OnceLock::get) {
-        if slab.1 != TypeId::of::<O>() {
+        if slab.owner != TypeId::of::<O>() {
             continue;
         }
-        slab.0.each(&mut |home| {
+        slab.probe.each(&mut |home| {
             if let Some(r) = Ref::<O>::acquire(home)
                 && Arc::ptr_eq(&r.ctx, ctx)
                 && r.unregister() == Some(true)
@@ -426,7 +442,8 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
 pub(crate) fn live_count() -> usize {
     let mut n = 0;
     for k in SLABS.iter().filter_map(OnceLock::get) {
-        k.0.each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
+        k.probe
+            .each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
     }
     n + read_map(|m| m.len)
 }

@@ -97,9 +97,9 @@ pub(crate) struct Home {
 /// A slab as the registry sees it: finds the record of an object by the
 /// object's address (address arithmetic only), and walks its slots.
 pub(crate) trait Probe: Sync {
-    /// The home of the slot whose object is at `p`, if `p` is exactly such
-    /// an address of this slab's committed range. Reads no memory at `p`.
-    fn home(&self, p: *const c_void) -> Option<Home>;
+    /// The slab's address check without its type, for the registry's
+    /// lookups (inlined there: no call per lookup).
+    fn finder(&'static self) -> super::slab::Finder;
     /// Every committed slot's home, live or not.
     fn each(&self, f: &mut dyn FnMut(Home));
     /// The slab as the token of its objects.

@@ -343,6 +343,60 @@ fn reserve(_want: usize, align: usize) -> (*mut u8, usize) {
 #[cfg(miri)]
 fn commit(_base: *mut u8, _len: usize) {}
 
+/// A slab's address check without its type `T` (the registry's lookups, by
+/// kind): the same arithmetic as [`Slab::slot_of`], with the slot geometry
+/// as values. Every slot's header has the same layout (`HEADER`), so the
+/// record's home follows from the slot's address alone.
+#[derive(Clone, Copy)]
+pub(crate) struct Finder {
+    base: &'static AtomicPtr<u8>,
+    len: &'static AtomicUsize,
+    /// The inverse of the slot size's odd part, and its power of two.
+    inv: usize,
+    tz: u32,
+    val_off: usize,
+}
+
+impl Finder {
+    /// The home of the slot whose object is at `p`, if `p` is exactly such
+    /// an address of the slab's committed range. Reads no memory at `p`.
+    #[inline(always)]
+    pub(crate) fn home(&self, p: *const c_void) -> Option<Home> {
+        // `len` first: a non-zero length was published after `base`.
+        let len = self.len.load(Ordering::Acquire);
+        let base = self.base.load(Ordering::Relaxed);
+        let off = (p as usize)
+            .wrapping_sub(self.val_off)
+            .wrapping_sub(base as usize);
+        if off.wrapping_mul(self.inv).rotate_right(self.tz) >= len {
+            return None;
+        }
+        // A slot of our committed range (never released), reached from the
+        // range's pointer, so the object after the record stays reachable
+        // from it (`Obj::addr`).
+        let s = base.wrapping_add(off);
+        // SAFETY: a slot of the committed range, never released (hence not
+        // NULL: spares the caller's Option a test).
+        unsafe { std::hint::assert_unchecked(!s.is_null()) };
+        // SAFETY: the slot's header words, in our committed range; never
+        // unmapped (type-stable memory); atomics only.
+        let state = unsafe { &*s.wrapping_add(STATE).cast::<AtomicU32>() };
+        // SAFETY: inside the same committed slot, not NULL.
+        let rec = unsafe { NonNull::new_unchecked(s.wrapping_add(REC).cast::<RecSpace>()) };
+        Some(Home { state, rec })
+    }
+}
+
+/// Where a slot's reference state and record room are, for every `T`.
+const STATE: usize = offset_of!(Slot<u64>, state);
+const REC: usize = offset_of!(Slot<u64>, rec);
+
+/// The inverse of the odd part of `Slot<T>`'s size (see [`slot_index`]).
+const fn slot_inv<T>() -> usize {
+    let sz = size_of::<Slot<T>>();
+    inverse(sz >> sz.trailing_zeros())
+}
+
 /// `off / size_of::<Slot<T>>()` if `off` is a multiple of the slot size,
 /// else a number above `usize::MAX / size` (so above any slot count): the
 /// product with the inverse of the size's odd part, rotated right by its
@@ -353,7 +407,7 @@ fn slot_index<T>(off: usize) -> usize {
     impl<T> K<T> {
         const SZ: usize = size_of::<Slot<T>>();
         const TZ: u32 = Self::SZ.trailing_zeros();
-        const INV: usize = inverse(Self::SZ >> Self::TZ);
+        const INV: usize = slot_inv::<T>();
     }
     off.wrapping_mul(K::<T>::INV).rotate_right(K::<T>::TZ)
 }
@@ -483,18 +537,24 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The object follows the record room ([`REC_TO_VAL`]).
-    const VAL_AFTER_REC: () =
-        assert!(offset_of!(Slot<T>, val) == offset_of!(Slot<T>, rec) + REC_TO_VAL);
+    /// The object follows the record room ([`REC_TO_VAL`]), and the header
+    /// is the same for every `T` ([`Finder`]).
+    const VAL_AFTER_REC: () = assert!(
+        offset_of!(Slot<T>, val) == offset_of!(Slot<T>, rec) + REC_TO_VAL
+            && offset_of!(Slot<T>, state) == STATE
+            && offset_of!(Slot<T>, rec) == REC
+    );
 }
 
 impl<T: Send + Sync + 'static> Probe for Slab<T> {
-    #[inline]
-    fn home(&self, p: *const c_void) -> Option<Home> {
-        let s = self.slot_of(p)?;
-        // SAFETY: slots are never unmapped (type-stable memory).
-        let s: &'static Slot<T> = unsafe { &*std::ptr::from_ref(s) };
-        Some(s.home())
+    fn finder(&'static self) -> Finder {
+        Finder {
+            base: &self.base,
+            len: &self.len,
+            inv: slot_inv::<T>(),
+            tz: size_of::<Slot<T>>().trailing_zeros(),
+            val_off: Self::val_off(),
+        }
     }
 
     fn each(&self, f: &mut dyn FnMut(Home)) {
@@ -637,10 +697,35 @@ mod tests {
     }
 
     #[test]
+    fn finder_agrees_with_the_slab() {
+        let (n, _) = make(&THINGS, 4);
+        let p = n.c().as_ptr();
+        let f = THINGS.finder();
+        let h = f.home(p).expect("a slot's object");
+        let s = THINGS.slot_of(p).expect("a slot's object");
+        assert!(std::ptr::eq(h.state, &s.state));
+        assert_eq!(h.rec.as_ptr().cast::<u8>(), s.rec.get().cast::<u8>());
+        for q in [
+            p.cast::<u8>().wrapping_add(8).cast(),
+            std::ptr::null(),
+            std::ptr::without_provenance(usize::MAX),
+        ] {
+            assert!(f.home(q).is_none());
+        }
+        assert!(OTHERS.finder().home(p).is_none());
+        drop(n);
+    }
+
+    #[test]
     fn empty_slab_refuses_all() {
         static NONE: Slab<Thing> = Slab::new(tag_of("None"));
         for p in [0usize, VAL, 4096, usize::MAX - VAL + 1] {
             assert!(NONE.pin(p as *const c_void).is_none());
+            assert!(
+                NONE.finder()
+                    .home(std::ptr::without_provenance(p))
+                    .is_none()
+            );
         }
     }
 
