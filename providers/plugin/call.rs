@@ -64,7 +64,7 @@ pub(crate) fn on<R>(ctx: &Context, f: impl FnOnce() -> R) -> R {
     with(call, f)
 }
 
-/// Runs the plugin's destroy op `f` on `o` (see [`wait_acked_here`]).
+/// Runs the plugin's destroy op `f` on `o` (see [`Frame::wait_acked`]).
 #[inline]
 pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
     let call = Call {
@@ -76,28 +76,38 @@ pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
     with(call, f)
 }
 
-/// Our Context of `ctx` if a verb on it is calling the plugin on this
-/// thread. The pointer is valid until the plugin's op returns to that verb,
-/// so for the whole of an `ibv_cmd_*` the op called.
+/// This thread's frame, read once for the several uses of one command.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame(Call);
+
+/// The frame now (one thread-local access).
 #[inline]
-pub(crate) fn context(ctx: *const ibv_context) -> Option<NonNull<Context>> {
-    let c = CALL.get();
-    if c.ctx != ctx as usize {
-        return None;
-    }
-    NonNull::new(c.context.cast_mut())
+pub(crate) fn current() -> Frame {
+    Frame(CALL.get())
 }
 
-/// Waits on the events of `p` if it is the object this thread's verb is
-/// destroying; false otherwise.
-#[inline]
-pub(crate) fn wait_acked_here(p: usize, reported: crate::context::EventCounts) -> bool {
-    let c = CALL.get();
-    if c.destroying != p || c.events.is_null() {
-        return false;
+impl Frame {
+    /// Our Context of `ctx` if a verb on it is calling the plugin on this
+    /// thread. The pointer is valid until the plugin's op returns to that
+    /// verb, so for the whole of an `ibv_cmd_*` the op called.
+    #[inline]
+    pub(crate) fn context(self, ctx: *const ibv_context) -> Option<NonNull<Context>> {
+        if self.0.ctx != ctx as usize {
+            return None;
+        }
+        NonNull::new(self.0.context.cast_mut())
     }
-    // SAFETY: set by `destroying`, whose caller holds the record (a live
-    // reference) until the plugin's op, which called us, returns.
-    unsafe { (*c.events).wait_acked(reported) };
-    true
+
+    /// Waits on the events of `p` if it is the object this thread's verb
+    /// is destroying; false otherwise.
+    #[inline]
+    pub(crate) fn wait_acked(self, p: usize, reported: crate::context::EventCounts) -> bool {
+        if self.0.destroying != p || self.0.events.is_null() {
+            return false;
+        }
+        // SAFETY: set by `destroying`, whose caller holds the record (a live
+        // reference) until the plugin's op, which called us, returns.
+        unsafe { (*self.0.events).wait_acked(reported) };
+        true
+    }
 }

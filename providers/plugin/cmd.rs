@@ -10,7 +10,7 @@
 #![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
-use super::context::{set_async_fd, with_context, with_uverbs};
+use super::context::{set_async_fd, with_context, with_context_in, with_uverbs, with_uverbs_in};
 use crate::abi::*;
 use crate::context::{Context, EventCounts, generic};
 use crate::driver_abi::v34::*;
@@ -142,8 +142,11 @@ unsafe fn put_resp<T: Pod>(resp: *mut c_void, size: usize, v: &T) {
 
 /// The async event fd of an opened hosted context (the kernel's CQs and
 /// WQs report their events to it).
-fn async_fd_of(ctx: *const ibv_context) -> Option<c_int> {
-    with_context(ctx, |c| Ok(std::os::fd::AsRawFd::as_raw_fd(&c.async_fd))).ok()
+fn async_fd_of(frame: super::call::Frame, ctx: *const ibv_context) -> Option<c_int> {
+    with_context_in(frame, ctx, |c| {
+        Ok(std::os::fd::AsRawFd::as_raw_fd(&c.async_fd))
+    })
+    .ok()
 }
 
 /// A plugin object whose C struct starts with its context and handle.
@@ -186,6 +189,7 @@ unsafe fn parts<'a, T: Handled, A>(
 /// # Safety
 /// `p` is NULL or a live object of the plugin.
 unsafe fn on<T: Handled, R>(
+    frame: super::call::Frame,
     p: *mut T,
     f: impl FnOnce(&crate::uverbs::Uverbs, u32) -> Result<R>,
 ) -> Result<R> {
@@ -194,7 +198,7 @@ unsafe fn on<T: Handled, R>(
     }
     // SAFETY: per the contract.
     let (ctx, h) = unsafe { T::ctx_handle(p) };
-    with_uverbs(ctx, |u| f(u, h))
+    with_uverbs_in(frame, ctx, |u| f(u, h))
 }
 
 pub(crate) unsafe fn get_context(
@@ -306,7 +310,7 @@ pub(crate) unsafe fn alloc_pd(
 
 pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(pd, |u, h| u.dealloc_pd(h)) }
+    unsafe { on(super::call::current(), pd, |u, h| u.dealloc_pd(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -389,7 +393,7 @@ pub(crate) unsafe fn alloc_mw(
 
 pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(mw, |u, h| u.dealloc_mw(h)) }
+    unsafe { on(super::call::current(), mw, |u, h| u.dealloc_mw(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -404,20 +408,21 @@ pub(crate) unsafe fn create_cq(
     resp: *mut c_void,
     resp_size: usize,
 ) -> Result<()> {
+    let fr = super::call::current();
     let a = CqCreate {
         cqe: cqe as u32,
         user_handle: cq as u64,
         // SAFETY: a channel checked by the caller (or NULL).
         comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: vector as u32,
-        async_fd: async_fd_of(ctx),
+        async_fd: async_fd_of(fr, ctx),
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
     let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
-    let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&a, di, dout))?;
     // SAFETY: the plugin's new CQ and response buffer.
     unsafe {
         (*cq).handle = r.cq_handle;
@@ -441,8 +446,12 @@ pub(crate) unsafe fn create_cq(
 /// the record of the destroy in progress on this thread (see
 /// [`super::call::destroying`]), else the registry's (a plugin's destroy op
 /// called outside our verbs).
-fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
-    if super::call::wait_acked_here(p as usize, reported) {
+fn wait_acked<C: crate::object::KindOf>(
+    frame: super::call::Frame,
+    p: *const C,
+    reported: EventCounts,
+) {
+    if frame.wait_acked(p as usize, reported) {
         return;
     }
     if let Ok(o) = object::get::<C, Context>(p) {
@@ -451,9 +460,11 @@ fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
 }
 
 pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let r = unsafe { on(cq, |u, h| u.destroy_cq(h)) }?;
+    let r = unsafe { on(fr, cq, |u, h| u.destroy_cq(h)) }?;
     wait_acked(
+        fr,
         cq,
         EventCounts {
             comp: r.comp_events_reported,
@@ -512,7 +523,11 @@ pub(crate) unsafe fn modify_cq(
 
 pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(cq, |u, h| u.req_notify_cq(h, solicited != 0)) }
+    unsafe {
+        on(super::call::current(), cq, |u, h| {
+            u.req_notify_cq(h, solicited != 0)
+        })
+    }
 }
 
 /// The core fields rdma-core sets on a new QP.
@@ -682,9 +697,10 @@ pub(crate) unsafe fn query_qp(
 }
 
 pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let n = unsafe { on(qp, |u, h| u.destroy_qp(h)) }?;
-    wait_acked(qp, EventCounts { comp: 0, async_: n });
+    let n = unsafe { on(fr, qp, |u, h| u.destroy_qp(h)) }?;
+    wait_acked(fr, qp, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -760,9 +776,10 @@ pub(crate) unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Re
 }
 
 pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let n = unsafe { on(srq, |u, h| u.destroy_srq(h)) }?;
-    wait_acked(srq, EventCounts { comp: 0, async_: n });
+    let n = unsafe { on(fr, srq, |u, h| u.destroy_srq(h)) }?;
+    wait_acked(fr, srq, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -813,7 +830,7 @@ pub(crate) unsafe fn create_ah(
 
 pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(ah, |u, h| u.destroy_ah(h)) }
+    unsafe { on(super::call::current(), ah, |u, h| u.destroy_ah(h)) }
 }
 
 pub(crate) unsafe fn mcast(
@@ -855,6 +872,7 @@ pub(crate) unsafe fn create_cq_ex(
     resp_size: usize,
     _cmd_flags: u32,
 ) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: the caller's attributes.
     let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     let cq = vcq.cast::<ibv_cq>();
@@ -882,14 +900,14 @@ pub(crate) unsafe fn create_cq_ex(
         // SAFETY: a channel the library checked (or NULL).
         comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: a.comp_vector,
-        async_fd: async_fd_of(ctx),
+        async_fd: async_fd_of(fr, ctx),
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
     let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
-    let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&args, di, dout))?;
     // SAFETY: the plugin's new CQ.
     unsafe {
         (*cq).handle = r.cq_handle;

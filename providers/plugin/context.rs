@@ -121,7 +121,17 @@ pub(crate) fn with_uverbs<R>(
     ctx: *const ibv_context,
     f: impl FnOnce(&Uverbs) -> Result<R>,
 ) -> Result<R> {
-    if let Some(c) = super::call::context(ctx) {
+    with_uverbs_in(super::call::current(), ctx, f)
+}
+
+/// [`with_uverbs`] with this thread's frame already read.
+#[inline]
+pub(crate) fn with_uverbs_in<R>(
+    frame: super::call::Frame,
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Uverbs) -> Result<R>,
+) -> Result<R> {
+    if let Some(c) = frame.context(ctx) {
         // SAFETY: the calling verb holds the Context until this returns.
         return f(&unsafe { c.as_ref() }.uverbs);
     }
@@ -141,7 +151,16 @@ pub(crate) fn with_context<R>(
     ctx: *const ibv_context,
     f: impl FnOnce(&Context) -> Result<R>,
 ) -> Result<R> {
-    if let Some(c) = super::call::context(ctx) {
+    with_context_in(super::call::current(), ctx, f)
+}
+
+/// [`with_context`] with this thread's frame already read.
+pub(crate) fn with_context_in<R>(
+    frame: super::call::Frame,
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Context) -> Result<R>,
+) -> Result<R> {
+    if let Some(c) = frame.context(ctx) {
         // SAFETY: the calling verb holds the Context until this returns.
         return f(unsafe { c.as_ref() });
     }
