@@ -10,14 +10,13 @@
 #![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
-use super::context::{set_async_fd, with_uverbs};
+use super::context::{set_async_fd, with_context, with_context_in, with_uverbs, with_uverbs_in};
 use crate::abi::*;
 use crate::context::{Context, EventCounts, generic};
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::object::Kind;
-use crate::object::events::Events;
 use crate::uverbs::Pod;
 use crate::uverbs::cq::CqCreate;
 use crate::uverbs::mr::RegMr;
@@ -141,8 +140,13 @@ unsafe fn put_resp<T: Pod>(resp: *mut c_void, size: usize, v: &T) {
     }
 }
 
-fn ctx_of(ctx: *mut ibv_context) -> Result<std::sync::Arc<Context>> {
-    super::context::context_of(ctx)
+/// The async event fd of an opened hosted context (the kernel's CQs and
+/// WQs report their events to it).
+fn async_fd_of(frame: super::call::Frame, ctx: *const ibv_context) -> Option<c_int> {
+    with_context_in(frame, ctx, |c| {
+        Ok(std::os::fd::AsRawFd::as_raw_fd(&c.async_fd))
+    })
+    .ok()
 }
 
 /// A plugin object whose C struct starts with its context and handle.
@@ -185,6 +189,7 @@ unsafe fn parts<'a, T: Handled, A>(
 /// # Safety
 /// `p` is NULL or a live object of the plugin.
 unsafe fn on<T: Handled, R>(
+    frame: super::call::Frame,
     p: *mut T,
     f: impl FnOnce(&crate::uverbs::Uverbs, u32) -> Result<R>,
 ) -> Result<R> {
@@ -193,7 +198,7 @@ unsafe fn on<T: Handled, R>(
     }
     // SAFETY: per the contract.
     let (ctx, h) = unsafe { T::ctx_handle(p) };
-    with_uverbs(ctx, |u| f(u, h))
+    with_uverbs_in(frame, ctx, |u| f(u, h))
 }
 
 pub(crate) unsafe fn get_context(
@@ -226,16 +231,32 @@ pub(crate) unsafe fn query_device_any(
     resp: *mut c_void,
     resp_size: *mut usize,
 ) -> Result<()> {
-    let c = ctx_of(ctx)?;
     // SAFETY: the caller's struct of `attr_size` bytes; ours is at least that big.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
+    // SAFETY: the plugin's response buffer and its size, as given.
+    with_context(ctx, |c| unsafe {
+        query_device_into(c, a, attr_size, resp, resp_size)
+    })
+}
+
+/// [`query_device_any`] on our Context.
+///
+/// # Safety
+/// As [`query_device_any`].
+unsafe fn query_device_into(
+    c: &Context,
+    a: &mut ibv_device_attr_ex,
+    attr_size: usize,
+    resp: *mut c_void,
+    resp_size: *mut usize,
+) -> Result<()> {
     let size = attr_size.min(size_of::<ibv_device_attr_ex>());
     let r = if size == size_of::<ibv_device_attr_ex>() {
         // The whole struct: filled in place, no copy.
-        generic::device::query_device_any(&c, a, size)?
+        generic::device::query_device_any(c, a, size)?
     } else {
         let mut full = generic::device::zeroed_attr_ex();
-        let r = generic::device::query_device_any(&c, &mut full, size)?;
+        let r = generic::device::query_device_any(c, &mut full, size)?;
         // SAFETY: `size` bytes of the caller's struct.
         unsafe {
             std::ptr::copy_nonoverlapping(
@@ -262,10 +283,9 @@ pub(crate) unsafe fn query_port(
     port: u8,
     attr: *mut ibv_port_attr,
 ) -> Result<()> {
-    let c = ctx_of(ctx)?;
     // SAFETY: the plugin's out struct.
     let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
-    generic::port::query_port(&c, port, a)
+    with_context(ctx, |c| generic::port::query_port(c, port, a))
 }
 
 pub(crate) unsafe fn alloc_pd(
@@ -290,7 +310,7 @@ pub(crate) unsafe fn alloc_pd(
 
 pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(pd, |u, h| u.dealloc_pd(h)) }
+    unsafe { on(super::call::current(), pd, |u, h| u.dealloc_pd(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -373,7 +393,7 @@ pub(crate) unsafe fn alloc_mw(
 
 pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(mw, |u, h| u.dealloc_mw(h)) }
+    unsafe { on(super::call::current(), mw, |u, h| u.dealloc_mw(h)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -388,23 +408,21 @@ pub(crate) unsafe fn create_cq(
     resp: *mut c_void,
     resp_size: usize,
 ) -> Result<()> {
-    let c = ctx_of(ctx).ok();
+    let fr = super::call::current();
     let a = CqCreate {
         cqe: cqe as u32,
         user_handle: cq as u64,
         // SAFETY: a channel checked by the caller (or NULL).
         comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: vector as u32,
-        async_fd: c
-            .as_ref()
-            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        async_fd: async_fd_of(fr, ctx),
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
     let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
-    let r = with_uverbs(ctx, |u| u.create_cq(&a, di, dout))?;
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&a, di, dout))?;
     // SAFETY: the plugin's new CQ and response buffer.
     unsafe {
         (*cq).handle = r.cq_handle;
@@ -422,35 +440,18 @@ pub(crate) unsafe fn create_cq(
     Ok(())
 }
 
-thread_local! {
-    /// The object this thread's hosted destroy is destroying (its C address
-    /// and its record's event counts), set by [`destroying`] around the
-    /// plugin's destroy op: the plugin's `ibv_cmd_destroy_*` waits on it
-    /// without looking the object up again.
-    static DESTROYING: std::cell::Cell<(usize, *const Events)> =
-        const { std::cell::Cell::new((0, std::ptr::null())) };
-}
-
-/// Runs the plugin's destroy op `f` on `o` with `o` as this thread's
-/// object being destroyed (see [`DESTROYING`]).
-pub(crate) fn destroying<R>(o: &crate::context::Obj, f: impl FnOnce() -> R) -> R {
-    let prev = DESTROYING.replace((o.addr().as_ptr() as usize, &raw const o.events));
-    let r = f();
-    DESTROYING.set(prev);
-    r
-}
-
 /// Waits until every event the kernel reported for an object was
 /// acknowledged (as rdma-core's destroy commands do), on the registry's
 /// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on:
-/// the record of the destroy in progress on this thread, else the
-/// registry's (a plugin's destroy op called outside our verbs).
-fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
-    let (addr, events) = DESTROYING.get();
-    if addr == p as usize && !events.is_null() {
-        // SAFETY: set by `destroying`, whose caller holds the record (a
-        // live reference) until the plugin's op, which called us, returns.
-        unsafe { (*events).wait_acked(reported) };
+/// the record of the destroy in progress on this thread (see
+/// [`super::call::destroying`]), else the registry's (a plugin's destroy op
+/// called outside our verbs).
+fn wait_acked<C: crate::object::KindOf>(
+    frame: super::call::Frame,
+    p: *const C,
+    reported: EventCounts,
+) {
+    if frame.wait_acked(p as usize, reported) {
         return;
     }
     if let Ok(o) = object::get::<C, Context>(p) {
@@ -459,9 +460,11 @@ fn wait_acked<C: crate::object::KindOf>(p: *const C, reported: EventCounts) {
 }
 
 pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let r = unsafe { on(cq, |u, h| u.destroy_cq(h)) }?;
+    let r = unsafe { on(fr, cq, |u, h| u.destroy_cq(h)) }?;
     wait_acked(
+        fr,
         cq,
         EventCounts {
             comp: r.comp_events_reported,
@@ -520,7 +523,11 @@ pub(crate) unsafe fn modify_cq(
 
 pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(cq, |u, h| u.req_notify_cq(h, solicited != 0)) }
+    unsafe {
+        on(super::call::current(), cq, |u, h| {
+            u.req_notify_cq(h, solicited != 0)
+        })
+    }
 }
 
 /// The core fields rdma-core sets on a new QP.
@@ -562,8 +569,9 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
         return Ok(0);
     }
     match kind {
-        Kind::Cq => Ok(object::get::<ibv_cq, Context>(p.cast())?.read_c(|c: &ibv_cq| c.handle)),
-        Kind::Srq => Ok(object::get::<ibv_srq, Context>(p.cast())?.read_c(|c: &ibv_srq| c.handle)),
+        // The hosted context's objects are all in the registry's map.
+        Kind::Cq => object::read_mapped::<ibv_cq, Context, _>(p.cast(), |c| c.handle),
+        Kind::Srq => object::read_mapped::<ibv_srq, Context, _>(p.cast(), |c| c.handle),
         _ => Err(Errno::EINVAL),
     }
 }
@@ -689,9 +697,10 @@ pub(crate) unsafe fn query_qp(
 }
 
 pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let n = unsafe { on(qp, |u, h| u.destroy_qp(h)) }?;
-    wait_acked(qp, EventCounts { comp: 0, async_: n });
+    let n = unsafe { on(fr, qp, |u, h| u.destroy_qp(h)) }?;
+    wait_acked(fr, qp, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -767,9 +776,10 @@ pub(crate) unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Re
 }
 
 pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: an object of the plugin.
-    let n = unsafe { on(srq, |u, h| u.destroy_srq(h)) }?;
-    wait_acked(srq, EventCounts { comp: 0, async_: n });
+    let n = unsafe { on(fr, srq, |u, h| u.destroy_srq(h)) }?;
+    wait_acked(fr, srq, EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
@@ -820,7 +830,7 @@ pub(crate) unsafe fn create_ah(
 
 pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
     // SAFETY: an object of the plugin.
-    unsafe { on(ah, |u, h| u.destroy_ah(h)) }
+    unsafe { on(super::call::current(), ah, |u, h| u.destroy_ah(h)) }
 }
 
 pub(crate) unsafe fn mcast(
@@ -862,9 +872,9 @@ pub(crate) unsafe fn create_cq_ex(
     resp_size: usize,
     _cmd_flags: u32,
 ) -> Result<()> {
+    let fr = super::call::current();
     // SAFETY: the caller's attributes.
     let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
-    let c = ctx_of(ctx).ok();
     let cq = vcq.cast::<ibv_cq>();
     // As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
     // timestamp and ignore-overrun requests become kernel CQ flags.
@@ -890,16 +900,14 @@ pub(crate) unsafe fn create_cq_ex(
         // SAFETY: a channel the library checked (or NULL).
         comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: a.comp_vector,
-        async_fd: c
-            .as_ref()
-            .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd)),
+        async_fd: async_fd_of(fr, ctx),
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
     let b = Bufs::new(cmd, cmd_size, resp, resp_size);
     // SAFETY: the plugin's buffers of the given sizes.
     let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
-    let r = with_uverbs(ctx, |u| u.create_cq(&args, di, dout))?;
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&args, di, dout))?;
     // SAFETY: the plugin's new CQ.
     unsafe {
         (*cq).handle = r.cq_handle;

@@ -11,10 +11,11 @@ use crate::driver_abi::v34::{self, verbs_context_ops, verbs_device};
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::uverbs::Uverbs;
+use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use v34::verbs_context as VerbsContext44;
 
@@ -27,7 +28,12 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 pub(crate) struct Priv {
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
-    pub ops: RwLock<verbs_context_ops>,
+    /// The plugin's op table: verbs_set_ops merges into it while the plugin
+    /// sets its context up (under `pending`'s lock); once the context is
+    /// opened (`sealed`) it no longer changes and every verb reads it
+    /// without a lock.
+    ops: UnsafeCell<verbs_context_ops>,
+    sealed: AtomicBool,
     pending: Mutex<Pending>,
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub device: Arc<Device>,
@@ -40,7 +46,20 @@ pub(crate) struct Priv {
     live: AtomicUsize,
 }
 
+// SAFETY: `ops` is written only before `sealed` is set, under `pending`'s
+// lock, and read only after (see `Priv::ops`); the rest is Sync.
+unsafe impl Sync for Priv {}
+
 impl Priv {
+    /// The plugin's op table, once the context is opened.
+    #[inline]
+    pub(crate) fn ops(&self) -> &verbs_context_ops {
+        debug_assert!(self.sealed.load(Ordering::Relaxed));
+        // SAFETY: sealed: no more writes (set_ops refuses them); this
+        // thread saw the seal (the opened context was handed to it).
+        unsafe { &*self.ops.get() }
+    }
+
     pub(crate) fn count_object(&self) {
         self.live.fetch_add(1, Ordering::Relaxed);
     }
@@ -95,11 +114,27 @@ pub(crate) fn any_hosted() -> bool {
 }
 
 /// Runs `f` on the command fd of a hosted context: our Context's once it is
-/// open, the pending one while the plugin is still setting it up.
+/// open (the calling verb's own reference when a verb is calling the plugin,
+/// see [`super::call`]), the pending one while the plugin is still setting it up.
+#[inline]
 pub(crate) fn with_uverbs<R>(
     ctx: *const ibv_context,
     f: impl FnOnce(&Uverbs) -> Result<R>,
 ) -> Result<R> {
+    with_uverbs_in(super::call::current(), ctx, f)
+}
+
+/// [`with_uverbs`] with this thread's frame already read.
+#[inline]
+pub(crate) fn with_uverbs_in<R>(
+    frame: super::call::Frame,
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Uverbs) -> Result<R>,
+) -> Result<R> {
+    if let Some(c) = frame.context(ctx) {
+        // SAFETY: the calling verb holds the Context until this returns.
+        return f(&unsafe { c.as_ref() }.uverbs);
+    }
     match with_priv(ctx, |p| opened(p))? {
         Some(c) => f(&c.uverbs),
         None => {
@@ -108,6 +143,28 @@ pub(crate) fn with_uverbs<R>(
             f(g.uverbs.as_ref().ok_or(Errno::EINVAL)?)
         }
     }
+}
+
+/// Runs `f` on our Context of a hosted context, once opened (without the
+/// registry; the calling verb's reference when a verb is calling the plugin).
+pub(crate) fn with_context<R>(
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Context) -> Result<R>,
+) -> Result<R> {
+    with_context_in(super::call::current(), ctx, f)
+}
+
+/// [`with_context`] with this thread's frame already read.
+pub(crate) fn with_context_in<R>(
+    frame: super::call::Frame,
+    ctx: *const ibv_context,
+    f: impl FnOnce(&Context) -> Result<R>,
+) -> Result<R> {
+    if let Some(c) = frame.context(ctx) {
+        // SAFETY: the calling verb holds the Context until this returns.
+        return f(unsafe { c.as_ref() });
+    }
+    f(&*context_of(ctx)?)
 }
 
 /// Our Context of a hosted context, once opened (without the registry).
@@ -167,7 +224,8 @@ pub(crate) unsafe fn init_context(
     unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
     let p = Arc::new(Priv {
         driver_id,
-        ops: RwLock::new(verbs_context_ops::default()),
+        ops: UnsafeCell::new(verbs_context_ops::default()),
+        sealed: AtomicBool::new(false),
         pending: Mutex::new(Pending {
             uverbs: Some(Uverbs::from_fd(fd, driver_id)),
             async_fd: None,
@@ -229,7 +287,16 @@ macro_rules! set_slots {
 pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
     // SAFETY: only the address is computed.
     let p = priv_of(unsafe { &raw mut (*vctx).context })?;
-    p.ops.write().unwrap_or_else(|p| p.into_inner()).merge(ops);
+    {
+        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if p.sealed.load(Ordering::Acquire) {
+            // An opened context's ops are read without a lock: rdma-core's
+            // plugins set them in alloc_context only.
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
+        unsafe { (*p.ops.get()).merge(ops) };
+    }
     // SAFETY: per this function's contract.
     unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
     Ok(())
@@ -339,6 +406,10 @@ pub(crate) fn open(
         Some(f) => f,
         None => std::fs::File::open("/dev/null")?.into(),
     };
+    {
+        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+        p.sealed.store(true, Ordering::Release);
+    }
     let ops = Box::new(super::ops::Hosted { p: p.clone() });
     let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
     let _ = p.opened.set(Arc::downgrade(&ctx));

@@ -6,6 +6,7 @@
 //! `crate::driver_abi::v34`; a later ABI adds a module there, not a second host.
 #![allow(unsafe_code)]
 
+pub(crate) mod call;
 pub(crate) mod cmd;
 pub(crate) mod context;
 pub(crate) mod device;

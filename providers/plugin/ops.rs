@@ -6,6 +6,7 @@
 //! plugin's own C structs (`New::of(c, None)`: the plugin's destroy frees them).
 #![allow(unsafe_code)]
 
+use super::call;
 use super::context::Priv;
 use super::objects;
 use crate::abi::*;
@@ -56,13 +57,10 @@ pub(crate) unsafe fn init_cq(
 }
 
 impl Hosted {
-    pub(crate) fn ops(&self) -> verbs_context_ops {
-        *self.p.ops.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// One slot of the plugin's op table (without copying the table).
+    /// One slot of the plugin's op table.
+    #[inline]
     fn slot<F>(&self, f: impl FnOnce(&verbs_context_ops) -> Option<F>) -> Option<F> {
-        f(&self.p.ops.read().unwrap_or_else(|p| p.into_inner()))
+        f(self.p.ops())
     }
 
     /// One op of the plugin's, or EOPNOTSUPP where it has none.
@@ -82,17 +80,18 @@ impl Hosted {
 
     /// Destroys an object with the plugin's op.
     fn destroy(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
-        ret(f(o.addr().as_ptr()))?;
+        ret(call::on(&o.ctx, || f(o.addr().as_ptr())))?;
         self.p.uncount_object();
         Ok(())
     }
 
     /// [`Hosted::destroy`] of an object with events (CQ, QP, SRQ), whose
     /// `ibv_cmd_destroy_*` finds `o`'s record through
-    /// [`super::cmd::destroying`] to wait for their acknowledgement. (Only
-    /// these: the thread-local costs more than it saves elsewhere.)
+    /// [`call::destroying`] to wait for their acknowledgement.
     fn destroy_acked(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
-        self.destroy(o, |p| super::cmd::destroying(o, || f(p)))
+        ret(call::destroying(o, || f(o.addr().as_ptr())))?;
+        self.p.uncount_object();
+        Ok(())
     }
 }
 
@@ -101,14 +100,14 @@ impl ContextOps for Hosted {
         let f = self.op(|o| o.query_device_ex)?;
         let a: *mut ibv_device_attr = attr;
         // SAFETY: as rdma-core's ibv_query_device: the base struct with its size.
-        ret(unsafe {
+        ret(call::on(ctx, || unsafe {
             f(
                 ctx.c_ptr(),
                 std::ptr::null(),
                 a.cast(),
                 size_of::<ibv_device_attr>(),
             )
-        })
+        }))
     }
     fn query_device_ex(
         &self,
@@ -118,12 +117,14 @@ impl ContextOps for Hosted {
     ) -> Result<()> {
         let f = self.op(|o| o.query_device_ex)?;
         // SAFETY: the caller's struct with its size.
-        ret(unsafe { f(ctx.c_ptr(), std::ptr::null(), attr, attr_size) })
+        ret(call::on(ctx, || unsafe {
+            f(ctx.c_ptr(), std::ptr::null(), attr, attr_size)
+        }))
     }
     fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
         let f = self.op(|o| o.query_port)?;
         // SAFETY: the plugin's op on its own context.
-        ret(unsafe { f(ctx.c_ptr(), port, attr) })
+        ret(call::on(ctx, || unsafe { f(ctx.c_ptr(), port, attr) }))
     }
     fn query_gid_ex(
         &self,
@@ -173,7 +174,9 @@ impl ContextOps for Hosted {
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
         let c = ctx.c_ptr();
         // SAFETY: the plugin's op on its own context.
-        let pd = unsafe { self.op(|o| o.alloc_pd)?(c) };
+        let f = self.op(|o| o.alloc_pd)?;
+        // SAFETY: as above.
+        let pd = call::on(ctx, || unsafe { f(c) });
         let new = self.made(pd)?;
         // SAFETY: the PD the plugin just made.
         unsafe { (*pd).context = c };
@@ -187,7 +190,7 @@ impl ContextOps for Hosted {
     fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
         let f = self.op(|o| o.reg_mr)?;
         // SAFETY: the plugin's op on its live PD.
-        let mr = unsafe {
+        let mr = call::on(&pd.ctx, || unsafe {
             f(
                 pd.c::<ibv_pd>(),
                 addr as *mut c_void,
@@ -195,7 +198,7 @@ impl ContextOps for Hosted {
                 iova,
                 access as c_int,
             )
-        };
+        });
         self.made(mr)
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
@@ -220,7 +223,7 @@ impl ContextOps for Hosted {
             .as_ref()
             .map_or(std::ptr::null_mut(), |ch| ch.c::<ibv_comp_channel>());
         // SAFETY: the plugin's op on its own context.
-        let cq = unsafe { f(c, cqe, ch, vector) };
+        let cq = call::on(ctx, || unsafe { f(c, cqe, ch, vector) });
         let new = self.made(cq)?;
         // SAFETY: the CQ the plugin just made.
         unsafe { init_cq(cq, c, channel.as_deref(), cq_context) };
@@ -236,7 +239,7 @@ impl ContextOps for Hosted {
         let c = ctx.c_ptr();
         let mut a = *attr;
         // SAFETY: the plugin's op on its own context.
-        let cq = unsafe { f(c, &mut a) };
+        let cq = call::on(ctx, || unsafe { f(c, &mut a) });
         let new = self.made(cq)?;
         // SAFETY: ibv_cq_ex starts with the ibv_cq fields.
         unsafe { init_cq(cq.cast(), c, channel.as_deref(), attr.cq_context) };
@@ -244,7 +247,9 @@ impl ContextOps for Hosted {
     }
     fn resize_cq(&self, cq: &Obj, cqe: c_int) -> Result<()> {
         // SAFETY: a live CQ of this plugin.
-        ret(unsafe { self.op(|o| o.resize_cq)?(cq.c::<ibv_cq>(), cqe) })
+        let f = self.op(|o| o.resize_cq)?;
+        // SAFETY: as above.
+        ret(call::on(&cq.ctx, || unsafe { f(cq.c::<ibv_cq>(), cqe) }))
     }
     fn req_notify_cq(&self, cq: &Obj, solicited_only: bool) -> Result<()> {
         // SAFETY: as above.
@@ -266,19 +271,23 @@ impl ContextOps for Hosted {
     fn create_qp(&self, pd: &Obj, attr: &mut ibv_qp_init_attr) -> Result<New> {
         let f = self.op(|o| o.create_qp)?;
         // SAFETY: the plugin's op on its live PD.
-        let qp = unsafe { f(pd.c::<ibv_pd>(), attr) };
+        let qp = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), attr) });
         self.made(qp)
     }
     fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
         let f = self.op(|o| o.create_qp_ex)?;
         // SAFETY: the plugin's op on its own context.
-        let qp = unsafe { f(ctx.c_ptr(), attr) };
+        let qp = call::on(ctx, || unsafe { f(ctx.c_ptr(), attr) });
         self.made(qp)
     }
     fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
         // SAFETY: a live QP of this plugin.
-        ret(unsafe { self.op(|o| o.modify_qp)?(qp.c::<ibv_qp>(), &mut a, mask) })
+        let f = self.op(|o| o.modify_qp)?;
+        // SAFETY: as above.
+        ret(call::on(&qp.ctx, || unsafe {
+            f(qp.c::<ibv_qp>(), &mut a, mask)
+        }))
     }
     fn query_qp(
         &self,
@@ -288,7 +297,11 @@ impl ContextOps for Hosted {
         init: &mut ibv_qp_init_attr,
     ) -> Result<()> {
         // SAFETY: a live QP of this plugin; the caller's out structs.
-        ret(unsafe { self.op(|o| o.query_qp)?(qp.c::<ibv_qp>(), attr, mask, init) })
+        let f = self.op(|o| o.query_qp)?;
+        // SAFETY: as above.
+        ret(call::on(&qp.ctx, || unsafe {
+            f(qp.c::<ibv_qp>(), attr, mask, init)
+        }))
     }
     fn destroy_qp(&self, qp: &Obj) -> Result<EventCounts> {
         let f = self.op(|o| o.destroy_qp)?;
@@ -323,7 +336,7 @@ impl ContextOps for Hosted {
         let f = self.op(|o| o.create_srq)?;
         let c = pd.ctx.c_ptr();
         // SAFETY: the plugin's op on its live PD.
-        let srq = unsafe { f(pd.c::<ibv_pd>(), attr) };
+        let srq = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), attr) });
         let new = self.made(srq)?;
         // SAFETY: the SRQ the plugin just made (rdma-core's ibv_create_srq).
         unsafe {
@@ -340,17 +353,25 @@ impl ContextOps for Hosted {
     fn create_srq_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> Result<New> {
         let f = self.op(|o| o.create_srq_ex)?;
         // SAFETY: the plugin's op on its own context.
-        let srq = unsafe { f(ctx.c_ptr(), attr) };
+        let srq = call::on(ctx, || unsafe { f(ctx.c_ptr(), attr) });
         self.made(srq)
     }
     fn modify_srq(&self, srq: &Obj, attr: &ibv_srq_attr, mask: c_int) -> Result<()> {
         let mut a = *attr;
         // SAFETY: a live SRQ of this plugin.
-        ret(unsafe { self.op(|o| o.modify_srq)?(srq.c::<ibv_srq>(), &mut a, mask) })
+        let f = self.op(|o| o.modify_srq)?;
+        // SAFETY: as above.
+        ret(call::on(&srq.ctx, || unsafe {
+            f(srq.c::<ibv_srq>(), &mut a, mask)
+        }))
     }
     fn query_srq(&self, srq: &Obj, attr: &mut ibv_srq_attr) -> Result<()> {
         // SAFETY: as above.
-        ret(unsafe { self.op(|o| o.query_srq)?(srq.c::<ibv_srq>(), attr) })
+        let f = self.op(|o| o.query_srq)?;
+        // SAFETY: as above.
+        ret(call::on(&srq.ctx, || unsafe {
+            f(srq.c::<ibv_srq>(), attr)
+        }))
     }
     fn destroy_srq(&self, srq: &Obj) -> Result<EventCounts> {
         let f = self.op(|o| o.destroy_srq)?;
@@ -383,7 +404,7 @@ impl ContextOps for Hosted {
         let c = pd.ctx.c_ptr();
         let mut a = *attr;
         // SAFETY: the plugin's op on its live PD.
-        let ah = unsafe { f(pd.c::<ibv_pd>(), &mut a) };
+        let ah = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), &mut a) });
         let new = self.made(ah)?;
         // SAFETY: the AH the plugin just made.
         unsafe {
@@ -405,7 +426,7 @@ impl ContextOps for Hosted {
         if self.p.objects_left()
             && let Ok(ctx) = super::context::context_of(c)
         {
-            objects::destroy_all(&ctx, &self.ops());
+            objects::destroy_all(&ctx, self.p.ops());
         }
         match self.slot(|o| o.free_context) {
             // SAFETY: the plugin frees its own context; C gave it back to us.

@@ -368,6 +368,26 @@ fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>
     .ok_or(Errno::EINVAL)
 }
 
+/// `f` of the C struct of a live hosted object (one in the map) of kind
+/// `C::KIND` at `p`, read under the map's lock instead of through a counted
+/// [`Ref`] (an object of a slab: EINVAL). For a field read (a kernel handle).
+pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
+    p: *const C,
+    f: impl FnOnce(&C) -> R,
+) -> Result<R> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // The read lock keeps the record (and so the C struct) alive.
+    read_map(|m| {
+        m.get(p as usize)
+            .filter(|s| s.kind == C::KIND as u8)
+            .and_then(|s| s.e.as_deref()?.downcast_ref::<HeapObj<O>>())
+            .map(|h| h.obj.read_c(f))
+    })
+    .ok_or(Errno::EINVAL)
+}
+
 /// Takes `r`'s object back from C: `get` no longer finds it; false if
 /// another thread did first. The object goes when the last [`Ref`] does.
 pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
@@ -602,6 +622,41 @@ mod tests {
             assert_eq!(Arc::strong_count(alive), 1 + usize::from(live));
         }
         assert_eq!(take_owned_by(&b).len(), 2);
+    }
+
+    /// A hosted object's record (in the map): its C struct read under the
+    /// map's lock while registered, EINVAL for a wrong kind, NULL or once gone.
+    #[test]
+    #[allow(unsafe_code)]
+    fn mapped_reads() {
+        use crate::abi::ibv_srq;
+        let ctx = Arc::new(Owner);
+        let c: &'static mut ibv_srq = Box::leak(Box::new(crate::abi::ibv_srq {
+            handle: 42,
+            ..unsafe_zeroed_srq()
+        }));
+        let p: *mut ibv_srq = c;
+        let q = adopt::<ibv_srq, Owner>(
+            ctx.clone(),
+            New::of(std::ptr::NonNull::new(p.cast()).expect("non-null"), None),
+        );
+        assert_eq!(q, p);
+        assert_eq!(read_mapped::<ibv_srq, Owner, _>(p, |s| s.handle), Ok(42));
+        assert!(read_mapped::<ibv_pd, Owner, _>(p.cast(), |_| ()).is_err());
+        assert!(read_mapped::<ibv_srq, Owner, _>(std::ptr::null(), |_| ()).is_err());
+        drop(take_if::<ibv_srq, Owner>(p, |_| Ok(())).expect("taken"));
+        assert!(read_mapped::<ibv_srq, Owner, _>(p, |s| s.handle).is_err());
+        // SAFETY: leaked above, no longer registered.
+        drop(unsafe { Box::from_raw(p) });
+    }
+
+    fn unsafe_zeroed_srq() -> crate::abi::ibv_srq {
+        // SAFETY: a C struct of pointers, integers and pthread objects, for
+        // which all-zero is valid.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::mem::zeroed()
+        }
     }
 
     #[test]
