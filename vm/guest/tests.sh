@@ -239,8 +239,10 @@ programs() {
   for t in ib_send_lat ib_write_bw; do
     pair "$t-old_post_send" tcp "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@" "$t -d rxe0 -x 1 -F -n 100 --use_old_post_send -p @PORT@ $SRV"
   done
+}
 
-  # --- rdmacm-utils: librdmacm over the library under test ----------------------
+# --- rdmacm-utils: librdmacm over the library under test ----------------------
+rdmacm() {
   INTEROP=1 pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
   # -V: the client validates the data read back; both sides' printed data is checked
   CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
@@ -346,17 +348,20 @@ asyncwatch() {
 }
 
 # Two streams at once (VM_TEST_JOBS=2, the default; the guest has $VM_SMP CPUs,
-# one each under multi-threaded TCG): the client programs, whose ports are
-# theirs alone, and the C tests, which stay in their own processes. What
-# changes the devices for everyone runs after both, alone: c-tests/removal
-# deletes and re-adds rxe0, and ibv_asyncwatch takes veth1 down and up.
+# one each under multi-threaded TCG): ibverbs-utils and perftest, and the C
+# tests then rdmacm-utils (about as long), each stream with ports of its own
+# (udaddy's fixed one is in the second only); a C test stays in its own
+# process and objects. What changes the devices for everyone runs after
+# both, alone: c-tests/removal deletes and re-adds rxe0, and ibv_asyncwatch
+# takes veth1 down and up.
 if [ "${VM_TEST_JOBS:-2}" -gt 1 ]; then
   programs & p1=$!
-  ctests & p2=$!
+  { ctests; PORT=30000; rdmacm; } & p2=$!
   wait $p1 $p2
 else
   programs
   ctests
+  rdmacm
 fi
 [ -x "$OUTDIR/c-tests/removal" ] && ctest removal "$OUTDIR/c-tests/removal"
 asyncwatch
