@@ -444,7 +444,7 @@ pub unsafe extern "C" fn post_recv(
         return libc::EINVAL;
     }
     // SAFETY: the caller's list; bad_wr checked.
-    unsafe { post_recv_list(&rq.queue, rq.max_sge, || q.alive(), wr, bad_wr) }
+    unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad_wr) }
 }
 
 #[entry(value(libc::EIO))]

@@ -179,7 +179,8 @@ fn create_common(
         Some(_) => None,
         None => Some(Rq {
             queue: SpinLock::new(map(ctx, &drv.rq_mi, RECV_WQE_SIZE).map_err(undo)?),
-            max_sge: a.cap.max_recv_sge,
+            // rxe allows 32; a count beyond a u16 could not fit a slot.
+            max_sge: u16::try_from(a.cap.max_recv_sge).unwrap_or(u16::MAX),
             present: Present::Yes,
         }),
     };

@@ -36,7 +36,11 @@ const SLOT_ALIGN: usize = 64;
 /// bounds. The index words and the slot array sit at fixed offsets of the
 /// mapping's start, which is all a ring keeps (with its mask and element
 /// size: 16 bytes, heap per queue): it owns the mapping and unmaps it.
+/// Aligned to 4 only, so that a lock word and the 4-byte fields of the
+/// queue's state pack beside it with no padding (the pointer is read by
+/// value, one unaligned-capable load as any other).
 #[derive(Debug)]
+#[repr(Rust, packed(4))]
 struct Ring {
     /// Start of the mapping (header, index words, then the slots at
     /// `queue_buf::DATA`); owned.
@@ -227,7 +231,8 @@ impl Drop for Ring {
     }
 }
 
-const _: () = assert!(size_of::<Ring>() == 16 && size_of::<Option<Ring>>() == 16);
+const _: () =
+    assert!(size_of::<Ring>() == 16 && size_of::<Option<Ring>>() == 16 && align_of::<Ring>() == 4);
 
 /// A ring user space produces into: the send queue, receive queue or SRQ.
 #[derive(Debug)]

@@ -69,8 +69,10 @@ pub(crate) struct Sq {
 /// A receive queue: its ring under its own lock.
 pub(crate) struct Rq {
     pub queue: SpinLock<ProducerQueue>,
-    pub max_sge: u32,
-    /// A niche for `Option<Rq>` (the lock's cell hides the ring's): 8 bytes
+    /// rxe's limit is 32: a u16 (saturated) packs with `present` in 3 bytes,
+    /// so the RQ is 24 bytes (lock word, 16 B ring, these).
+    pub max_sge: u16,
+    /// A niche for `Option<Rq>` (the lock's cell hides the ring's): 4 bytes
     /// less per QP.
     #[allow(dead_code)]
     pub present: Present,
@@ -83,7 +85,9 @@ pub(crate) enum Present {
     Yes = 1,
 }
 
-/// rdma-core's `struct rxe_qp` beyond the C struct: 96 bytes.
+/// rdma-core's `struct rxe_qp` beyond the C struct: 80 bytes (the rings are
+/// 4-aligned, so each lock word and the queues' 4-byte fields pack with no
+/// padding: send queue 40, receive queue 24).
 pub(crate) struct QpState {
     /// The context (the doorbell's command fd).
     pub ctx: Arc<Context>,
@@ -106,10 +110,12 @@ impl QpState {
     }
 }
 
-const _: () = assert!(size_of::<QpState>() == 96);
-// The slab slot (8 B header, 24 B record, then this): 488 B, rdma-core's
-// rxe_qp is a 490 B malloc (issue #13's mem_qp_heap).
-const _: () = assert!(size_of::<RxeQp>() == 360 + 96);
+const _: () = assert!(size_of::<Sq>() == 40 && size_of::<Option<Rq>>() == 24);
+const _: () = assert!(size_of::<QpState>() == 80);
+// The slab slot (8 B header, 24 B record, then this): 472 B, rdma-core's
+// rxe_qp is a 490 B malloc (issue #13's mem_qp_heap, which counts whole
+// pages of slots: see bench/report.py).
+const _: () = assert!(size_of::<RxeQp>() == 360 + 80);
 
 /// The rxe object of a QP of ours (control path: the record keeps it).
 pub(crate) fn of(qp: &Obj) -> Result<&RxeQp> {
