@@ -73,21 +73,20 @@ ROWS = {
         "rdma-core)"),
     "mem_qp_heap": ("memory", True,
         "the library's own memory per QP (malloc'd bytes plus resident anonymous mappings). "
-        "Ours: one slab slot per QP, 488 B: an 8 B header (live bit and pin count in one word, "
+        "Ours: one slab slot per QP, 472 B: an 8 B header (live bit and pin count in one word, "
         "the record's reference count), the 24 B registry record (context, two atomic event "
         "counters, kind and flags; the C pointer and the token are the slot's and its slab's), "
-        "the C struct ibv_qp_ex (360 B) and the rxe state (96 B: two 16 B rings, each the "
-        "mapping's start, mask and element size, under one-word spin locks, the send "
-        "queue's batch state, limits, handle, type and the context reference); nothing "
-        "malloc'd, and slots never used stay untouched pages (the per-QP figure counts whole "
-        "pages of slots); rdma-core has one rxe_qp of about 490 B. The figure counts whole "
-        "pages: the 100 QPs take slots 3-102 of the QP slab (the program's earlier QPs used "
-        "slots 0-3, so the first page is resident already), 48,800 B over 12 new "
-        "pages, 491.5 B per QP, plus 480 B malloc'd during the 100 creates (4.8 B per QP, "
-        "not yet traced). What would meet 1.0: the 100 slots within 11 new pages, i.e. "
-        "slots of at most 472 B (16 B less: e.g. the record's kind and flags in the "
-        "header's words, and rings aligned to 4 so that the two lock words fill the "
-        "padding)"),
+        "the C struct ibv_qp_ex (360 B) and the rxe state (80 B: two 16 B rings, each the "
+        "mapping's start, mask and element size, 4-aligned so that the one-word spin lock "
+        "beside each and the queues' 4-byte fields pack without padding, the send queue's "
+        "batch state, limits, handle, type and the context reference); nothing malloc'd, "
+        "and slots never used stay untouched pages; rdma-core has one rxe_qp of about "
+        "490 B. The figure counts whole pages: the 100 QPs take slots 3-102 of the QP slab "
+        "(the program's earlier QPs and the first one the row creates hold slots 0-2, so the "
+        "first page is resident already), "
+        "up to byte 48,616 of the slab: 11 new pages, 450.6 B per QP, plus 480 B malloc'd "
+        "during the 100 creates (4.8 B per QP, not yet traced). Slots of up to 477 B would "
+        "stay within these 11 pages; at 488 B they took 12 (496.3 B per QP)"),
     "mem_qp_rings": ("memory", True,
         "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
         "requested depth, so equal for any library"),
@@ -101,9 +100,13 @@ ROWS = {
         "CQs take slots 6-105 of the CQ slab (the first page is resident already: the "
         "program's earlier CQs used slots 0-5), "
         "36,800 B over 9 new pages, 368.6 B per CQ. What would meet 1.0: the 100 slots "
-        "within 8 new pages, i.e. slots of at most 344 B (24 B less: a 16 B record, e.g. "
-        "the kind and flags in the header's words, and a 4-aligned ring whose lock word "
-        "and poll cursor fill the padding)"),
+        "within 8 new pages, i.e. slots of at most 344 B, 24 B less. The state alone cannot "
+        "give them: its fields take 41 B (handle 4, lock word 4, ring 16, cursor 4 and its "
+        "flag 1, the first ring's index words 8, the kept span 4), padded to 48 B by the C "
+        "struct's 8-byte alignment, and the 32 B header is the 8 B of slot words and a 23 B "
+        "record. It needs both smaller, e.g. a 16 B record (its kind and flags in the slot's "
+        "words) and a 32 B state (the first ring's start read from the ring, the flag in "
+        "the cursor's top bit)"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,
