@@ -15,7 +15,7 @@ use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use v34::verbs_context as VerbsContext44;
 
@@ -28,12 +28,17 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 pub(crate) struct Priv {
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
-    /// The plugin's op table: verbs_set_ops merges into it while the plugin
-    /// sets its context up (under `pending`'s lock); once the context is
-    /// opened (`sealed`) it no longer changes and every verb reads it
-    /// without a lock.
-    ops: UnsafeCell<verbs_context_ops>,
-    sealed: AtomicBool,
+    /// The plugin's op table while it sets its context up: verbs_set_ops
+    /// merges into it (under `pending`'s lock) until the context is opened,
+    /// when `current` starts pointing to it and it no longer changes.
+    setup: UnsafeCell<verbs_context_ops>,
+    /// The op table every verb reads, without a lock, once the context is
+    /// opened (NULL before). A later verbs_set_ops (rdma-core accepts one)
+    /// publishes a merged copy here; the tables it replaces stay in
+    /// `pending.tables` until the context goes, so a verb reading an older
+    /// one meanwhile still reads valid (if not the newest) ops, as rdma-core's
+    /// slot-by-slot update allows.
+    current: AtomicPtr<verbs_context_ops>,
     pending: Mutex<Pending>,
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub device: Arc<Device>,
@@ -46,18 +51,43 @@ pub(crate) struct Priv {
     live: AtomicUsize,
 }
 
-// SAFETY: `ops` is written only before `sealed` is set, under `pending`'s
-// lock, and read only after (see `Priv::ops`); the rest is Sync.
+// SAFETY: `setup` is written only before `current` is set, under
+// `pending`'s lock, and read only after (see `Priv::ops`); the tables
+// `current` points to are never written once published; the rest is Sync.
 unsafe impl Sync for Priv {}
 
 impl Priv {
+    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Priv {
+        Priv {
+            driver_id,
+            setup: UnsafeCell::new(verbs_context_ops::default()),
+            current: AtomicPtr::new(std::ptr::null_mut()),
+            pending: Mutex::new(Pending {
+                uverbs,
+                ..Pending::default()
+            }),
+            device,
+            opened: std::sync::OnceLock::new(),
+            live: AtomicUsize::new(0),
+        }
+    }
+
     /// The plugin's op table, once the context is opened.
     #[inline]
     pub(crate) fn ops(&self) -> &verbs_context_ops {
-        debug_assert!(self.sealed.load(Ordering::Relaxed));
-        // SAFETY: sealed: no more writes (set_ops refuses them); this
-        // thread saw the seal (the opened context was handed to it).
-        unsafe { &*self.ops.get() }
+        let t = self.current.load(Ordering::Acquire);
+        debug_assert!(!t.is_null(), "an opened context");
+        // SAFETY: a published table (the set-up one or a boxed copy in
+        // `pending.tables`): never written again, and kept until `self`
+        // goes.
+        unsafe { &*t }
+    }
+
+    /// Ends the set-up: from now on the verbs read the op table without a
+    /// lock (the opened context is handed to them after this).
+    fn seal(&self) {
+        let _g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        self.current.store(self.setup.get(), Ordering::Release);
     }
 
     pub(crate) fn count_object(&self) {
@@ -83,6 +113,10 @@ pub(crate) fn count_object(ctx: *const ibv_context) {
 struct Pending {
     uverbs: Option<Uverbs>,
     async_fd: Option<OwnedFd>,
+    /// The op tables verbs_set_ops published after the open (see
+    /// `Priv::current`).
+    #[expect(clippy::vec_box, reason = "a published table must not move")]
+    tables: Vec<Box<verbs_context_ops>>,
 }
 
 /// Every hosted context from verbs_init_context to verbs_uninit_context,
@@ -222,18 +256,11 @@ pub(crate) unsafe fn init_context(
     v.context.abi_compat = ABI_IS_EXTENDED;
     // SAFETY: the plugin's context, being set up by us alone.
     unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
-    let p = Arc::new(Priv {
+    let p = Arc::new(Priv::new(
         driver_id,
-        ops: UnsafeCell::new(verbs_context_ops::default()),
-        sealed: AtomicBool::new(false),
-        pending: Mutex::new(Pending {
-            uverbs: Some(Uverbs::from_fd(fd, driver_id)),
-            async_fd: None,
-        }),
-        device: dev,
-        opened: std::sync::OnceLock::new(),
-        live: AtomicUsize::new(0),
-    });
+        dev,
+        Some(Uverbs::from_fd(fd, driver_id)),
+    ));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
     // SAFETY: as above.
@@ -281,24 +308,40 @@ macro_rules! set_slots {
 
 /// verbs_set_ops: the plugin's ops replace ours slot by slot; the public
 /// slots verbs.h's inline functions call are set as rdma-core sets them.
+/// Also after the context is opened, as in rdma-core: then the merged table
+/// is a new one, published whole, and only the public slots that change are
+/// written (the rest of the context is in use).
 ///
 /// # Safety
-/// `vctx` is a hosted context being set up; `ops` the plugin's table.
+/// `vctx` is a hosted context (being set up, or opened and not closed);
+/// `ops` the plugin's table.
 pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
     // SAFETY: only the address is computed.
     let p = priv_of(unsafe { &raw mut (*vctx).context })?;
-    {
-        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
-        if p.sealed.load(Ordering::Acquire) {
-            // An opened context's ops are read without a lock: rdma-core's
-            // plugins set them in alloc_context only.
-            return Err(Errno::EINVAL);
-        }
+    let mut g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+    let now = p.current.load(Ordering::Relaxed);
+    if now.is_null() {
         // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
-        unsafe { (*p.ops.get()).merge(ops) };
+        unsafe { (*p.setup.get()).merge(ops) };
+        drop(g);
+        // SAFETY: per this function's contract (set-up: ours alone).
+        unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
+        return Ok(());
     }
-    // SAFETY: per this function's contract.
-    unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
+    // SAFETY: a published table, kept while `p` lives.
+    let mut t = Box::new(unsafe { *now });
+    t.merge(ops);
+    p.current.store(&raw mut *t, Ordering::Release);
+    g.tables.push(t);
+    // The library's slots stay ours, as the open left them (set_lib_ops
+    // after the plugin's): only the plugin's own (data path) change.
+    // SAFETY: per this function's contract; writers hold `pending`'s lock.
+    unsafe {
+        v34::update_ours(vctx, |v| {
+            set_op_slots(v, ops);
+            set_lib_ops(v);
+        })
+    };
     Ok(())
 }
 
@@ -406,10 +449,7 @@ pub(crate) fn open(
         Some(f) => f,
         None => std::fs::File::open("/dev/null")?.into(),
     };
-    {
-        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
-        p.sealed.store(true, Ordering::Release);
-    }
+    p.seal();
     let ops = Box::new(super::ops::Hosted { p: p.clone() });
     let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
     let _ = p.opened.set(Arc::downgrade(&ctx));
