@@ -117,6 +117,9 @@ struct Pending {
     /// `Priv::current`).
     #[expect(clippy::vec_box, reason = "a published table must not move")]
     tables: Vec<Box<verbs_context_ops>>,
+    /// Whether verbs_set_ops has filled `Priv::setup` yet (the first call
+    /// copies the plugin's table whole: nothing to merge with).
+    set: bool,
 }
 
 /// Every hosted context from verbs_init_context to verbs_uninit_context,
@@ -295,13 +298,29 @@ pub(crate) unsafe fn uninit_context(vctx: *mut VerbsContext44) {
     }
 }
 
-macro_rules! set_slots {
-    ($ops:ident => $dst:expr; $($slot:ident = $name:ident),* $(,)?) => {$(
+/// The address of field `f` (picked by `pick`, which only names it) of
+/// the context whose v34 part starts at `v34`: our layout's field offset
+/// less what rdma-core 64 added in front.
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context`; the field is in its v34 part.
+#[inline(always)]
+unsafe fn slot_at<T>(v34: *mut u8, off: usize, _pick: fn(&verbs_context) -> &T) -> *mut T {
+    // SAFETY: per the contract, inside the v34 struct.
+    unsafe { v34.add(off - v34::GROWTH).cast() }
+}
+
+macro_rules! put_slots {
+    ($ops:ident => $v34:ident; $($($slot:ident).+ = $name:ident),* $(,)?) => {$(
         if let Some(f) = $ops.$name {
-            // SAFETY: the same C function type, spelled by two Rust declarations.
-            #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
-            let f = unsafe { std::mem::transmute::<_, _>(f) };
-            $dst.$slot = Some(f);
+            // SAFETY: a slot of the v34 part (the caller's contract): the
+            // same C function type, spelled by two Rust declarations.
+            unsafe {
+                let p = slot_at($v34, std::mem::offset_of!(verbs_context, $($slot).+),
+                    |v| &v.$($slot).+);
+                #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
+                p.write(Some(std::mem::transmute::<_, _>(f)));
+            }
         }
     )*};
 }
@@ -322,10 +341,15 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
     let now = p.current.load(Ordering::Relaxed);
     if now.is_null() {
         // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
-        unsafe { (*p.setup.get()).merge(ops) };
+        let t = unsafe { &mut *p.setup.get() };
+        if std::mem::replace(&mut g.set, true) {
+            t.merge(ops);
+        } else {
+            *t = *ops;
+        }
         drop(g);
         // SAFETY: per this function's contract (set-up: ours alone).
-        unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
+        unsafe { put_op_slots(vctx.cast(), ops) };
         return Ok(());
     }
     // SAFETY: a published table, kept while `p` lives.
@@ -338,16 +362,20 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
     // SAFETY: per this function's contract; writers hold `pending`'s lock.
     unsafe {
         v34::update_ours(vctx, |v| {
-            set_op_slots(v, ops);
+            put_op_slots((&raw mut *v).cast::<u8>().add(v34::GROWTH), ops);
             set_lib_ops(v);
         })
     };
     Ok(())
 }
 
-/// The plugin's ops into the slots of its context (in our layout).
-fn set_op_slots(v: &mut verbs_context, ops: &verbs_context_ops) {
-    set_slots!(ops => v;
+/// The plugin's ops into the slots of its context, each written in place
+/// (no copy of the context).
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context` nobody else writes meanwhile.
+unsafe fn put_op_slots(v34: *mut u8, ops: &verbs_context_ops) {
+    put_slots!(ops => v34;
         advise_mr = advise_mr, alloc_dm = alloc_dm, alloc_null_mr = alloc_null_mr,
         alloc_parent_domain = alloc_parent_domain, alloc_td = alloc_td,
         attach_counters_point_flow = attach_counters_point_flow,
@@ -365,22 +393,21 @@ fn set_op_slots(v: &mut verbs_context, ops: &verbs_context_ops) {
         query_device_ex = query_device_ex, query_rt_values = query_rt_values,
         read_counters = read_counters, reg_dm_mr = reg_dm_mr,
     );
-    let c = &mut v.context.ops;
-    set_slots!(ops => c;
-        alloc_mw = alloc_mw, bind_mw = bind_mw, dealloc_mw = dealloc_mw, poll_cq = poll_cq,
-        post_recv = post_recv, post_send = post_send, post_srq_recv = post_srq_recv,
-        req_notify_cq = req_notify_cq,
-        _compat_alloc_pd = alloc_pd, _compat_dealloc_pd = dealloc_pd, _compat_reg_mr = reg_mr,
-        _compat_rereg_mr = rereg_mr, _compat_dereg_mr = dereg_mr,
-        _compat_create_cq = create_cq, _compat_cq_event = cq_event,
-        _compat_resize_cq = resize_cq, _compat_destroy_cq = destroy_cq,
-        _compat_create_srq = create_srq, _compat_modify_srq = modify_srq,
-        _compat_query_srq = query_srq, _compat_destroy_srq = destroy_srq,
-        _compat_create_qp = create_qp, _compat_query_qp = query_qp,
-        _compat_modify_qp = modify_qp, _compat_destroy_qp = destroy_qp,
-        _compat_create_ah = create_ah, _compat_destroy_ah = destroy_ah,
-        _compat_attach_mcast = attach_mcast, _compat_detach_mcast = detach_mcast,
-        _compat_async_event = async_event,
+    put_slots!(ops => v34;
+        context.ops.alloc_mw = alloc_mw, context.ops.bind_mw = bind_mw, context.ops.dealloc_mw = dealloc_mw, context.ops.poll_cq = poll_cq,
+        context.ops.post_recv = post_recv, context.ops.post_send = post_send, context.ops.post_srq_recv = post_srq_recv,
+        context.ops.req_notify_cq = req_notify_cq,
+        context.ops._compat_alloc_pd = alloc_pd, context.ops._compat_dealloc_pd = dealloc_pd, context.ops._compat_reg_mr = reg_mr,
+        context.ops._compat_rereg_mr = rereg_mr, context.ops._compat_dereg_mr = dereg_mr,
+        context.ops._compat_create_cq = create_cq, context.ops._compat_cq_event = cq_event,
+        context.ops._compat_resize_cq = resize_cq, context.ops._compat_destroy_cq = destroy_cq,
+        context.ops._compat_create_srq = create_srq, context.ops._compat_modify_srq = modify_srq,
+        context.ops._compat_query_srq = query_srq, context.ops._compat_destroy_srq = destroy_srq,
+        context.ops._compat_create_qp = create_qp, context.ops._compat_query_qp = query_qp,
+        context.ops._compat_modify_qp = modify_qp, context.ops._compat_destroy_qp = destroy_qp,
+        context.ops._compat_create_ah = create_ah, context.ops._compat_destroy_ah = destroy_ah,
+        context.ops._compat_attach_mcast = attach_mcast, context.ops._compat_detach_mcast = detach_mcast,
+        context.ops._compat_async_event = async_event,
     );
 }
 

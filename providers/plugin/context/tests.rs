@@ -108,10 +108,22 @@ fn set_ops_after_open() {
     let first = verbs_context_ops {
         alloc_pd: Some(pd_a),
         dealloc_pd: Some(dealloc),
+        create_qp_ex: Some(qp_ex),
         ..Default::default()
     };
     // SAFETY: a hosted context being set up.
     unsafe { set_ops(vctx, &first) }.expect("set-up");
+    // The slots are in the v34 layout's places (written in place).
+    // SAFETY: as above.
+    unsafe {
+        let c = &(*vctx).context;
+        assert_eq!(
+            c.ops._compat_alloc_pd.map(|f| f as usize),
+            Some(pd_a as *const () as usize)
+        );
+        let qx = v34::with_ours(vctx, |o| o.create_qp_ex);
+        assert_eq!(qx.map(|f| f as usize), Some(qp_ex as *const () as usize));
+    }
     // SAFETY: as above.
     unsafe {
         v34::with_ours(vctx, set_lib_ops);
