@@ -37,7 +37,7 @@
 //!   to the `Obj`), [`take_if`] removes it (destroy; the destroy claim makes
 //!   two destroys exclusive), [`events::destroy`] runs the
 //!   event-acknowledging destroy of CQs, QPs and SRQs, [`take_owned_by`] all
-//!   the objects of a closed context (walking the slabs' slots, then the map).
+//!   the objects of a closed context (walking the slabs' slots, then the hosted table).
 //!   The object is released when its last `Ref` goes.
 //! - The data path does not come here: a Rust provider checks C's pointers
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
@@ -411,8 +411,8 @@ mod tests {
         assert_eq!(take_owned_by(&b).len(), 2);
     }
 
-    /// A hosted object's record (in the map): its C struct read under the
-    /// map's lock while registered, EINVAL for a wrong kind, NULL or once gone.
+    /// A hosted object's record (a record slot): its C struct read under the
+    /// hosted table's lock while registered, EINVAL for a wrong kind, NULL or once gone.
     #[test]
     #[allow(unsafe_code)]
     fn mapped_reads() {
