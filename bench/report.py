@@ -264,16 +264,20 @@ def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
             w(f"| `{row}` | {sd} | {sp} | {rs} |")
         w("")
         w("The plugin's own code is the same in both columns, so what a `plugin` control row "
-          "costs beyond rdma-core's is our host: the hosted object's record (a heap `Arc` in the "
-          "registry's address table: open addressing, a multiplicative hash of the address, the "
-          "kind beside the record; its malloc and free, insert, lookups and removal), the "
+          "costs beyond rdma-core's is our host: the hosted object's record (a slot of a "
+          "type-stable slab of records, no malloc, found by the C address in a table under a "
+          "read-write lock: open addressing, a multiplicative hash of the address, the kind "
+          "beside the slot; its insert, lookups and removal, and the slot's reference count), "
+          "the "
           "per-thread call frame through which the plugin's `ibv_cmd_*` reach the calling "
           "verb's context and a CQ, QP or SRQ destroy's record (two or three thread-local "
           "accesses of about 10 instructions per verb, in place of a hosted-context lookup per "
           "kernel command and a second object lookup before the wait for event acks), the typed "
           "command layer both providers share (a legacy command goes as the INVOKE_WRITE ioctl, "
           "as rdma-core 44 sends it on kernels that have it, its core fields copied into our "
-          "struct and the response back), the generic attribute fill of query_device_ex, and "
+          "struct and the response back), the generic attribute fill of query_device_ex and "
+          "its response's copy to the plugin, the context set-up (verbs_init_context's "
+          "copy of the plugin's context into our layout, verbs_set_ops's table copy), and "
           "the entry checks.")
         w("")
 

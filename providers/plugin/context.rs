@@ -15,7 +15,7 @@ use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use v34::verbs_context as VerbsContext44;
 
@@ -28,12 +28,17 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 pub(crate) struct Priv {
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
-    /// The plugin's op table: verbs_set_ops merges into it while the plugin
-    /// sets its context up (under `pending`'s lock); once the context is
-    /// opened (`sealed`) it no longer changes and every verb reads it
-    /// without a lock.
-    ops: UnsafeCell<verbs_context_ops>,
-    sealed: AtomicBool,
+    /// The plugin's op table while it sets its context up: verbs_set_ops
+    /// merges into it (under `pending`'s lock) until the context is opened,
+    /// when `current` starts pointing to it and it no longer changes.
+    setup: UnsafeCell<verbs_context_ops>,
+    /// The op table every verb reads, without a lock, once the context is
+    /// opened (NULL before). A later verbs_set_ops (rdma-core accepts one)
+    /// publishes a merged copy here; the tables it replaces stay in
+    /// `pending.tables` until the context goes, so a verb reading an older
+    /// one meanwhile still reads valid (if not the newest) ops, as rdma-core's
+    /// slot-by-slot update allows.
+    current: AtomicPtr<verbs_context_ops>,
     pending: Mutex<Pending>,
     #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub device: Arc<Device>,
@@ -46,18 +51,43 @@ pub(crate) struct Priv {
     live: AtomicUsize,
 }
 
-// SAFETY: `ops` is written only before `sealed` is set, under `pending`'s
-// lock, and read only after (see `Priv::ops`); the rest is Sync.
+// SAFETY: `setup` is written only before `current` is set, under
+// `pending`'s lock, and read only after (see `Priv::ops`); the tables
+// `current` points to are never written once published; the rest is Sync.
 unsafe impl Sync for Priv {}
 
 impl Priv {
+    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Priv {
+        Priv {
+            driver_id,
+            setup: UnsafeCell::new(verbs_context_ops::default()),
+            current: AtomicPtr::new(std::ptr::null_mut()),
+            pending: Mutex::new(Pending {
+                uverbs,
+                ..Pending::default()
+            }),
+            device,
+            opened: std::sync::OnceLock::new(),
+            live: AtomicUsize::new(0),
+        }
+    }
+
     /// The plugin's op table, once the context is opened.
     #[inline]
     pub(crate) fn ops(&self) -> &verbs_context_ops {
-        debug_assert!(self.sealed.load(Ordering::Relaxed));
-        // SAFETY: sealed: no more writes (set_ops refuses them); this
-        // thread saw the seal (the opened context was handed to it).
-        unsafe { &*self.ops.get() }
+        let t = self.current.load(Ordering::Acquire);
+        debug_assert!(!t.is_null(), "an opened context");
+        // SAFETY: a published table (the set-up one or a boxed copy in
+        // `pending.tables`): never written again, and kept until `self`
+        // goes.
+        unsafe { &*t }
+    }
+
+    /// Ends the set-up: from now on the verbs read the op table without a
+    /// lock (the opened context is handed to them after this).
+    fn seal(&self) {
+        let _g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        self.current.store(self.setup.get(), Ordering::Release);
     }
 
     pub(crate) fn count_object(&self) {
@@ -83,6 +113,13 @@ pub(crate) fn count_object(ctx: *const ibv_context) {
 struct Pending {
     uverbs: Option<Uverbs>,
     async_fd: Option<OwnedFd>,
+    /// The op tables verbs_set_ops published after the open (see
+    /// `Priv::current`).
+    #[expect(clippy::vec_box, reason = "a published table must not move")]
+    tables: Vec<Box<verbs_context_ops>>,
+    /// Whether verbs_set_ops has filled `Priv::setup` yet (the first call
+    /// copies the plugin's table whole: nothing to merge with).
+    set: bool,
 }
 
 /// Every hosted context from verbs_init_context to verbs_uninit_context,
@@ -222,18 +259,11 @@ pub(crate) unsafe fn init_context(
     v.context.abi_compat = ABI_IS_EXTENDED;
     // SAFETY: the plugin's context, being set up by us alone.
     unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
-    let p = Arc::new(Priv {
+    let p = Arc::new(Priv::new(
         driver_id,
-        ops: UnsafeCell::new(verbs_context_ops::default()),
-        sealed: AtomicBool::new(false),
-        pending: Mutex::new(Pending {
-            uverbs: Some(Uverbs::from_fd(fd, driver_id)),
-            async_fd: None,
-        }),
-        device: dev,
-        opened: std::sync::OnceLock::new(),
-        live: AtomicUsize::new(0),
-    });
+        dev,
+        Some(Uverbs::from_fd(fd, driver_id)),
+    ));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
     // SAFETY: as above.
@@ -268,43 +298,84 @@ pub(crate) unsafe fn uninit_context(vctx: *mut VerbsContext44) {
     }
 }
 
-macro_rules! set_slots {
-    ($ops:ident => $dst:expr; $($slot:ident = $name:ident),* $(,)?) => {$(
+/// The address of field `f` (picked by `pick`, which only names it) of
+/// the context whose v34 part starts at `v34`: our layout's field offset
+/// less what rdma-core 64 added in front.
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context`; the field is in its v34 part.
+#[inline(always)]
+unsafe fn slot_at<T>(v34: *mut u8, off: usize, _pick: fn(&verbs_context) -> &T) -> *mut T {
+    // SAFETY: per the contract, inside the v34 struct.
+    unsafe { v34.add(off - v34::GROWTH).cast() }
+}
+
+macro_rules! put_slots {
+    ($ops:ident => $v34:ident; $($($slot:ident).+ = $name:ident),* $(,)?) => {$(
         if let Some(f) = $ops.$name {
-            // SAFETY: the same C function type, spelled by two Rust declarations.
-            #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
-            let f = unsafe { std::mem::transmute::<_, _>(f) };
-            $dst.$slot = Some(f);
+            // SAFETY: a slot of the v34 part (the caller's contract): the
+            // same C function type, spelled by two Rust declarations.
+            unsafe {
+                let p = slot_at($v34, std::mem::offset_of!(verbs_context, $($slot).+),
+                    |v| &v.$($slot).+);
+                #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
+                p.write(Some(std::mem::transmute::<_, _>(f)));
+            }
         }
     )*};
 }
 
 /// verbs_set_ops: the plugin's ops replace ours slot by slot; the public
 /// slots verbs.h's inline functions call are set as rdma-core sets them.
+/// Also after the context is opened, as in rdma-core: then the merged table
+/// is a new one, published whole, and only the public slots that change are
+/// written (the rest of the context is in use).
 ///
 /// # Safety
-/// `vctx` is a hosted context being set up; `ops` the plugin's table.
+/// `vctx` is a hosted context (being set up, or opened and not closed);
+/// `ops` the plugin's table.
 pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops) -> Result<()> {
     // SAFETY: only the address is computed.
     let p = priv_of(unsafe { &raw mut (*vctx).context })?;
-    {
-        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
-        if p.sealed.load(Ordering::Acquire) {
-            // An opened context's ops are read without a lock: rdma-core's
-            // plugins set them in alloc_context only.
-            return Err(Errno::EINVAL);
-        }
+    let mut g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
+    let now = p.current.load(Ordering::Relaxed);
+    if now.is_null() {
         // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
-        unsafe { (*p.ops.get()).merge(ops) };
+        let t = unsafe { &mut *p.setup.get() };
+        if std::mem::replace(&mut g.set, true) {
+            t.merge(ops);
+        } else {
+            *t = *ops;
+        }
+        drop(g);
+        // SAFETY: per this function's contract (set-up: ours alone).
+        unsafe { put_op_slots(vctx.cast(), ops) };
+        return Ok(());
     }
-    // SAFETY: per this function's contract.
-    unsafe { v34::with_ours(vctx, |v| set_op_slots(v, ops)) };
+    // SAFETY: a published table, kept while `p` lives.
+    let mut t = Box::new(unsafe { *now });
+    t.merge(ops);
+    p.current.store(&raw mut *t, Ordering::Release);
+    g.tables.push(t);
+    // The library's slots stay ours, as the open left them (set_lib_ops
+    // after the plugin's): only the plugin's own (data path) change.
+    // SAFETY: per this function's contract; writers hold `pending`'s lock.
+    unsafe {
+        v34::update_ours(vctx, |v| {
+            put_op_slots((&raw mut *v).cast::<u8>().add(v34::GROWTH), ops);
+            set_lib_ops(v);
+        })
+    };
     Ok(())
 }
 
-/// The plugin's ops into the slots of its context (in our layout).
-fn set_op_slots(v: &mut verbs_context, ops: &verbs_context_ops) {
-    set_slots!(ops => v;
+/// The plugin's ops into the slots of its context, each written in place
+/// (no copy of the context).
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context` nobody else writes meanwhile.
+unsafe fn put_op_slots(v34: *mut u8, ops: &verbs_context_ops) {
+    put_slots!(ops => v34;
         advise_mr = advise_mr, alloc_dm = alloc_dm, alloc_null_mr = alloc_null_mr,
         alloc_parent_domain = alloc_parent_domain, alloc_td = alloc_td,
         attach_counters_point_flow = attach_counters_point_flow,
@@ -322,22 +393,21 @@ fn set_op_slots(v: &mut verbs_context, ops: &verbs_context_ops) {
         query_device_ex = query_device_ex, query_rt_values = query_rt_values,
         read_counters = read_counters, reg_dm_mr = reg_dm_mr,
     );
-    let c = &mut v.context.ops;
-    set_slots!(ops => c;
-        alloc_mw = alloc_mw, bind_mw = bind_mw, dealloc_mw = dealloc_mw, poll_cq = poll_cq,
-        post_recv = post_recv, post_send = post_send, post_srq_recv = post_srq_recv,
-        req_notify_cq = req_notify_cq,
-        _compat_alloc_pd = alloc_pd, _compat_dealloc_pd = dealloc_pd, _compat_reg_mr = reg_mr,
-        _compat_rereg_mr = rereg_mr, _compat_dereg_mr = dereg_mr,
-        _compat_create_cq = create_cq, _compat_cq_event = cq_event,
-        _compat_resize_cq = resize_cq, _compat_destroy_cq = destroy_cq,
-        _compat_create_srq = create_srq, _compat_modify_srq = modify_srq,
-        _compat_query_srq = query_srq, _compat_destroy_srq = destroy_srq,
-        _compat_create_qp = create_qp, _compat_query_qp = query_qp,
-        _compat_modify_qp = modify_qp, _compat_destroy_qp = destroy_qp,
-        _compat_create_ah = create_ah, _compat_destroy_ah = destroy_ah,
-        _compat_attach_mcast = attach_mcast, _compat_detach_mcast = detach_mcast,
-        _compat_async_event = async_event,
+    put_slots!(ops => v34;
+        context.ops.alloc_mw = alloc_mw, context.ops.bind_mw = bind_mw, context.ops.dealloc_mw = dealloc_mw, context.ops.poll_cq = poll_cq,
+        context.ops.post_recv = post_recv, context.ops.post_send = post_send, context.ops.post_srq_recv = post_srq_recv,
+        context.ops.req_notify_cq = req_notify_cq,
+        context.ops._compat_alloc_pd = alloc_pd, context.ops._compat_dealloc_pd = dealloc_pd, context.ops._compat_reg_mr = reg_mr,
+        context.ops._compat_rereg_mr = rereg_mr, context.ops._compat_dereg_mr = dereg_mr,
+        context.ops._compat_create_cq = create_cq, context.ops._compat_cq_event = cq_event,
+        context.ops._compat_resize_cq = resize_cq, context.ops._compat_destroy_cq = destroy_cq,
+        context.ops._compat_create_srq = create_srq, context.ops._compat_modify_srq = modify_srq,
+        context.ops._compat_query_srq = query_srq, context.ops._compat_destroy_srq = destroy_srq,
+        context.ops._compat_create_qp = create_qp, context.ops._compat_query_qp = query_qp,
+        context.ops._compat_modify_qp = modify_qp, context.ops._compat_destroy_qp = destroy_qp,
+        context.ops._compat_create_ah = create_ah, context.ops._compat_destroy_ah = destroy_ah,
+        context.ops._compat_attach_mcast = attach_mcast, context.ops._compat_detach_mcast = detach_mcast,
+        context.ops._compat_async_event = async_event,
     );
 }
 
@@ -406,10 +476,7 @@ pub(crate) fn open(
         Some(f) => f,
         None => std::fs::File::open("/dev/null")?.into(),
     };
-    {
-        let _g = p.pending.lock().unwrap_or_else(|p| p.into_inner());
-        p.sealed.store(true, Ordering::Release);
-    }
+    p.seal();
     let ops = Box::new(super::ops::Hosted { p: p.clone() });
     let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
     let _ = p.opened.set(Arc::downgrade(&ctx));

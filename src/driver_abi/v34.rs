@@ -49,6 +49,45 @@ pub unsafe fn with_ours<R>(
     r
 }
 
+/// As [`with_ours`] on a context in use (opened): writes back only the
+/// pointer-sized words `f` changed, each as one store, so that the fields
+/// other threads use meanwhile (fds, mutex, ...) are not rewritten. For
+/// slot updates (verbs_set_ops after the open, as rdma-core allows).
+///
+/// # Safety
+/// `v` points to a live v34 context; no other thread writes the words `f`
+/// changes meanwhile.
+#[allow(unsafe_code)]
+pub unsafe fn update_ours<R>(
+    v: *mut verbs_context,
+    f: impl FnOnce(&mut crate::abi::verbs_context) -> R,
+) -> R {
+    // SAFETY: plain C data; all-zero is valid.
+    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
+    let tail = (&raw mut ours).cast::<u8>().wrapping_add(GROWTH);
+    // SAFETY: SIZE_44 bytes on both sides (the tail of ours, all of `v`).
+    unsafe { std::ptr::copy_nonoverlapping(v.cast::<u8>(), tail, SIZE_44) };
+    let before = ours;
+    let r = f(&mut ours);
+    const W: usize = size_of::<usize>();
+    let (old, new) = (
+        (&raw const before).cast::<u8>().wrapping_add(GROWTH),
+        (&raw const ours).cast::<u8>().wrapping_add(GROWTH),
+    );
+    for i in (0..SIZE_44 / W).map(|i| i * W) {
+        // SAFETY: words inside both copies (read unaligned: GROWTH need not
+        // keep the copies' words aligned) and inside `v` (aligned: a C
+        // struct of pointer alignment).
+        unsafe {
+            let n = new.add(i).cast::<usize>().read_unaligned();
+            if old.add(i).cast::<usize>().read_unaligned() != n {
+                v.cast::<u8>().add(i).cast::<usize>().write_volatile(n);
+            }
+        }
+    }
+    r
+}
+
 /// `struct list_node` (ccan/list.h).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

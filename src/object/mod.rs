@@ -14,10 +14,12 @@
 //!   allocates nothing; finding one is the kind's slab's address check (one
 //!   multiply and compare) and a compare-and-swap on the count. Each kind has
 //!   at most one slab, learnt at its first object (`SLABS`).
-//! - A hosted C provider's objects (arbitrary C addresses) and the roots
-//!   (device, context) are heap `Arc`s in one table keyed by address (open
-//!   addressing, multiplicative hash, the kind kept beside the record).
-//!   [`get`] tries the kind's slab first, then the table.
+//! - A hosted C provider's object (at an arbitrary C address) has its record
+//!   in a slot of one more slab, of records only ([`hosted`]), found by
+//!   address in a table (open addressing, multiplicative hash, the kind kept
+//!   beside the slot's address): no allocation per object either. [`get`]
+//!   tries the kind's slab first, then that table.
+//! - The roots (device, context) are heap `Arc`s in a table of their own.
 //!
 //! # The object model (API summary)
 //! - Roots (device, context) are Rust objects ([`CObject`]): [`publish`],
@@ -35,7 +37,7 @@
 //!   to the `Obj`), [`take_if`] removes it (destroy; the destroy claim makes
 //!   two destroys exclusive), [`events::destroy`] runs the
 //!   event-acknowledging destroy of CQs, QPs and SRQs, [`take_owned_by`] all
-//!   the objects of a closed context (walking the slabs' slots, then the map).
+//!   the objects of a closed context (walking the slabs' slots, then the hosted table).
 //!   The object is released when its last `Ref` goes.
 //! - The data path does not come here: a Rust provider checks C's pointers
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
@@ -43,12 +45,14 @@
 //!   waiting for event acknowledgements.
 
 pub(crate) mod events;
+mod hosted;
 mod obj;
 mod rec;
 pub(crate) mod slab;
+mod table;
 
 pub(crate) use events::EventCounts;
-use obj::{HeapObj, KINDS, Probe};
+use obj::{KINDS, Probe};
 pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
 pub(crate) use rec::Ref;
 
@@ -70,152 +74,17 @@ type Entry = Arc<dyn Any + Send + Sync>;
 /// The tag of a root's slot (a device or context): no [`Kind`].
 const ROOT: u8 = u8::MAX;
 
-/// One slot of the [`Table`]: the address C holds, the kind of the record
-/// (checked before the record is touched), the record.
-struct Slot {
-    key: usize,
-    kind: u8,
-    e: Option<Entry>,
-}
+use table::Table;
 
-/// The hosted objects and roots by address: open addressing with linear
-/// probing and a multiplicative (Fibonacci) hash of the address, the
-/// records inline, removal by backward shift (no tombstones). Our own
-/// objects' addresses are the only keys, so no untrusted input picks the
-/// buckets; half full at most, a lookup mostly reads one slot. Cheaper than
-/// a general hash map on the control path's every create, find and destroy.
-struct Table {
-    slots: Vec<Slot>,
-    len: usize,
-    /// 64 - log2(slots.len()): the hash's top bits pick the bucket.
-    shift: u32,
-}
+/// The roots by address.
+static REGISTRY: RwLock<Table<Entry>> = RwLock::new(Table::new());
 
-impl Table {
-    const fn new() -> Table {
-        Table {
-            slots: Vec::new(),
-            len: 0,
-            shift: 64,
-        }
-    }
-
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
-    }
-
-    /// The bucket `key` hashes to (the table is not empty).
-    fn home(&self, key: usize) -> usize {
-        // Addresses are 8-aligned: the low bits carry nothing.
-        ((key as u64 >> 3).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
-    }
-
-    /// The index of `key`'s slot.
-    fn find(&self, key: usize) -> Option<usize> {
-        if self.len == 0 {
-            return None;
-        }
-        let mut i = self.home(key);
-        loop {
-            let s = &self.slots[i];
-            s.e.as_ref()?;
-            if s.key == key {
-                return Some(i);
-            }
-            i = (i + 1) & self.mask();
-        }
-    }
-
-    fn get(&self, key: usize) -> Option<&Slot> {
-        self.find(key).map(|i| &self.slots[i])
-    }
-
-    /// Puts `e` at `key` (replacing what was there).
-    fn insert(&mut self, key: usize, kind: u8, e: Entry) {
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        let mut i = self.home(key);
-        loop {
-            let s = &mut self.slots[i];
-            if s.e.is_none() || s.key == key {
-                if s.e.is_none() {
-                    self.len += 1;
-                }
-                *s = Slot {
-                    key,
-                    kind,
-                    e: Some(e),
-                };
-                return;
-            }
-            i = (i + 1) & self.mask();
-        }
-    }
-
-    fn grow(&mut self) {
-        let n = (self.slots.len() * 2).max(64);
-        let old = std::mem::replace(
-            &mut self.slots,
-            (0..n)
-                .map(|_| Slot {
-                    key: 0,
-                    kind: 0,
-                    e: None,
-                })
-                .collect(),
-        );
-        self.shift = 64 - n.trailing_zeros();
-        self.len = 0;
-        for s in old {
-            if let Some(e) = s.e {
-                self.insert(s.key, s.kind, e);
-            }
-        }
-    }
-
-    /// Takes the record out of slot `i`, shifting the slots after it back
-    /// so that every key stays reachable from its bucket.
-    fn take(&mut self, mut i: usize) -> Option<Entry> {
-        let e = self.slots[i].e.take()?;
-        self.len -= 1;
-        let mut j = i;
-        loop {
-            j = (j + 1) & self.mask();
-            if self.slots[j].e.is_none() {
-                return Some(e);
-            }
-            let h = self.home(self.slots[j].key);
-            // Slot j stays when its bucket lies cyclically in (i, j].
-            let stays = if i <= j {
-                i < h && h <= j
-            } else {
-                i < h || h <= j
-            };
-            if !stays {
-                self.slots.swap(i, j);
-                i = j;
-            }
-        }
-    }
-
-    fn remove(&mut self, key: usize) -> Option<Entry> {
-        self.find(key).and_then(|i| self.take(i))
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Slot> {
-        self.slots.iter().filter(|s| s.e.is_some())
-    }
-}
-
-static REGISTRY: RwLock<Table> = RwLock::new(Table::new());
-
-fn with_map<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+fn with_map<R>(f: impl FnOnce(&mut Table<Entry>) -> R) -> R {
     let mut g = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
     f(&mut g)
 }
 
-fn read_map<R>(f: impl FnOnce(&Table) -> R) -> R {
+fn read_map<R>(f: impl FnOnce(&Table<Entry>) -> R) -> R {
     let g = REGISTRY.read().unwrap_or_else(|p| p.into_inner());
     f(&g)
 }
@@ -268,21 +137,6 @@ pub(crate) fn retire_if<T: CObject>(
     })
 }
 
-/// Takes back from C every object `pred` selects; returned so that the
-/// caller drops them outside the registry lock.
-fn retire_where(
-    pred: impl Fn(&(dyn Any + Send + Sync)) -> bool,
-) -> Vec<Arc<dyn Any + Send + Sync>> {
-    with_map(|m| {
-        let keys: Vec<usize> = m
-            .iter()
-            .filter(|s| s.e.as_deref().is_some_and(&pred))
-            .map(|s| s.key)
-            .collect();
-        keys.iter().filter_map(|k| m.remove(*k)).collect()
-    })
-}
-
 /// The slab of a kind (see [`SLABS`]).
 struct KindSlab {
     probe: &'static dyn Probe,
@@ -314,7 +168,8 @@ fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
 
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
 /// `ctx`; returns the pointer C gets. A slab's object keeps its record in
-/// its slot (no allocation); a hosted C provider's goes into the map.
+/// its slot (no allocation); a hosted C provider's goes into a record slot
+/// of [`hosted`].
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
         let e = SLABS[C::KIND as usize].get_or_init(|| KindSlab {
@@ -324,17 +179,14 @@ pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) 
             find: probe.finder(),
         });
         if std::ptr::addr_eq(e.probe, probe) && e.owner == TypeId::of::<O>() {
-            return Ref::register(C::KIND, ctx, new).as_ptr().cast();
+            return Ref::register(C::KIND, ctx, new, false).as_ptr().cast();
         }
     }
-    let obj = HeapObj::new(C::KIND, ctx, new);
-    let p = obj.obj.c::<C>();
-    with_map(|m| m.insert(p as usize, C::KIND as u8, obj as Entry));
-    p
+    hosted::adopt(C::KIND, ctx, new).as_ptr().cast()
 }
 
 /// The live object C's pointer `p` names, if it is one of kind `C::KIND`:
-/// first by the kind's slab (address check), then in the map.
+/// first by the kind's slab (address check), then among the hosted.
 #[inline]
 pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
     if let Some(slab) = slab_of::<O>(C::KIND)
@@ -349,54 +201,31 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Re
     get_mapped::<C, O>(p)
 }
 
-/// [`get`]'s way for hosted objects, roots' kinds and bad pointers: out of
-/// line, so that the slab's way needs no stack frame.
+/// [`get`]'s way for hosted objects and bad pointers: out of line, so that
+/// the slab's way needs no stack frame.
 #[cold]
 #[inline(never)]
 fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
-    if p.is_null() {
-        return Err(Errno::EINVAL);
-    }
-    // The kind is checked in the slot, before the record is touched.
-    read_map(|m| {
-        m.get(p as usize)
-            .filter(|s| s.kind == C::KIND as u8)
-            .and_then(|s| s.e.clone())
-    })
-    .and_then(|e| e.downcast::<HeapObj<O>>().ok())
-    .map(Ref::from_arc)
-    .ok_or(Errno::EINVAL)
+    hosted::get::<C, O>(p).ok_or(Errno::EINVAL)
 }
 
-/// `f` of the C struct of a live hosted object (one in the map) of kind
-/// `C::KIND` at `p`, read under the map's lock instead of through a counted
-/// [`Ref`] (an object of a slab: EINVAL). For a field read (a kernel handle).
+/// `f` of the C struct of a live hosted object of kind `C::KIND` at `p`,
+/// read under the hosted table's lock instead of through a counted [`Ref`]
+/// (an object of a slab: EINVAL). For a field read (a kernel handle).
 pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
     p: *const C,
     f: impl FnOnce(&C) -> R,
 ) -> Result<R> {
-    if p.is_null() {
-        return Err(Errno::EINVAL);
-    }
-    // The read lock keeps the record (and so the C struct) alive.
-    read_map(|m| {
-        m.get(p as usize)
-            .filter(|s| s.kind == C::KIND as u8)
-            .and_then(|s| s.e.as_deref()?.downcast_ref::<HeapObj<O>>())
-            .map(|h| h.obj.read_c(f))
-    })
-    .ok_or(Errno::EINVAL)
+    hosted::read_c::<C, O, R>(p, f).ok_or(Errno::EINVAL)
 }
 
 /// Takes `r`'s object back from C: `get` no longer finds it; false if
 /// another thread did first. The object goes when the last [`Ref`] does.
 pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
-    if let Some(won) = r.unregister() {
-        return won;
+    if r.is_hosted() {
+        return hosted::unregister(r);
     }
-    let key = r.addr().as_ptr() as usize;
-    let e = with_map(|m| m.remove(key));
-    e.is_some()
+    r.unregister()
 }
 
 /// Takes the object of kind `C::KIND` at `p` back from C when `can_go`
@@ -422,8 +251,8 @@ pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
 }
 
 /// Takes back from C every object owned by `ctx` (ibv_close_device): the
-/// live slots of every kind's slab, then the map. They are returned so that
-/// the caller drops them outside the registry lock.
+/// live slots of every kind's slab, then the hosted ones. They are returned
+/// so that the caller drops them outside the registry's locks.
 pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O>> {
     let mut out = Vec::new();
     // Every record holds a clone of its owner: when the caller's is the only
@@ -439,21 +268,14 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
         slab.probe.each(&mut |home| {
             if let Some(r) = Ref::<O>::acquire(home)
                 && Arc::ptr_eq(&r.ctx, ctx)
-                && r.unregister() == Some(true)
+                && !r.is_hosted()
+                && r.unregister()
             {
                 out.push(r);
             }
         });
     }
-    out.extend(
-        retire_where(|e| {
-            e.downcast_ref::<HeapObj<O>>()
-                .is_some_and(|o| Arc::ptr_eq(&o.obj.ctx, ctx))
-        })
-        .into_iter()
-        .filter_map(|e| e.downcast::<HeapObj<O>>().ok())
-        .map(Ref::from_arc),
-    );
+    hosted::take_owned_by(ctx, &mut out);
     out
 }
 
@@ -465,7 +287,7 @@ pub(crate) fn live_count() -> usize {
         k.probe
             .each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
     }
-    n + read_map(|m| m.len)
+    n + hosted::count()
 }
 
 #[cfg(test)]
@@ -495,41 +317,6 @@ mod tests {
         fn c_ptr(&self) -> *mut u64 {
             self.0.get()
         }
-    }
-
-    /// The table against a std map: inserts, replaces and removes of keys
-    /// that collide (clustered addresses), every key findable throughout.
-    #[test]
-    fn table_matches_a_map() {
-        let mut t = Table::new();
-        let mut m = std::collections::HashMap::new();
-        let mut x = 0x1234_5678u64;
-        for step in 0..20_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // Few distinct keys, 8-aligned and close together: long runs.
-            let key = 0x7f00_0000_0000 + (x % 700) as usize * 8;
-            if x.is_multiple_of(3) {
-                assert_eq!(t.remove(key).is_some(), m.remove(&key).is_some());
-            } else {
-                t.insert(key, (step % 7) as u8, Arc::new(step) as Entry);
-                m.insert(key, step);
-            }
-            assert_eq!(t.len, m.len());
-            if step.is_multiple_of(1000) {
-                for (k, v) in &m {
-                    let e = t.get(*k).and_then(|s| s.e.clone()).expect("present");
-                    assert_eq!(e.downcast::<u32>().ok().as_deref(), Some(v));
-                }
-                assert_eq!(t.iter().count(), m.len());
-            }
-        }
-        for k in m.keys() {
-            assert!(t.remove(*k).is_some());
-        }
-        assert_eq!((t.len, t.iter().count()), (0, 0));
-        assert!(t.get(0x7f00_0000_0000).is_none());
     }
 
     #[test]
@@ -624,8 +411,8 @@ mod tests {
         assert_eq!(take_owned_by(&b).len(), 2);
     }
 
-    /// A hosted object's record (in the map): its C struct read under the
-    /// map's lock while registered, EINVAL for a wrong kind, NULL or once gone.
+    /// A hosted object's record (a record slot): its C struct read under the
+    /// hosted table's lock while registered, EINVAL for a wrong kind, NULL or once gone.
     #[test]
     #[allow(unsafe_code)]
     fn mapped_reads() {
@@ -648,6 +435,58 @@ mod tests {
         assert!(read_mapped::<ibv_srq, Owner, _>(p, |s| s.handle).is_err());
         // SAFETY: leaked above, no longer registered.
         drop(unsafe { Box::from_raw(p) });
+    }
+
+    /// Hosted records (at C addresses, in record slots): found by kind and
+    /// owner type only; a destroyed one is not found again, even once its
+    /// slot holds another record, or its C address another object; a closed
+    /// context's are taken, another's stay.
+    #[test]
+    fn hosted_records() {
+        use crate::abi::ibv_pd;
+        struct Else;
+        let (a, b) = (Arc::new(Owner), Arc::new(Owner));
+        let mut cs: Vec<u64> = vec![0; 8];
+        let at = |cs: &mut Vec<u64>, i: usize| -> *mut ibv_pd { (&raw mut cs[i]).cast() };
+        let adopt_at = |ctx: &Arc<Owner>, p: *mut ibv_pd| {
+            adopt::<ibv_pd, Owner>(
+                ctx.clone(),
+                New::of(std::ptr::NonNull::new(p.cast()).expect("non-null"), None),
+            )
+        };
+        let p0 = at(&mut cs, 0);
+        assert_eq!(adopt_at(&a, p0), p0);
+        assert!(get::<ibv_pd, Owner>(p0).is_ok());
+        assert!(get::<ibv_pd, Else>(p0).is_err(), "another owner type");
+        assert!(get::<ibv_dm, Owner>(p0.cast()).is_err(), "another kind");
+        assert!(get::<ibv_pd, Owner>(at(&mut cs, 1)).is_err(), "not adopted");
+        let held = get::<ibv_pd, Owner>(p0).expect("live");
+        let t = take_if::<ibv_pd, Owner>(p0, |_| Ok(())).expect("taken");
+        assert!(get::<ibv_pd, Owner>(p0).is_err(), "destroyed");
+        drop((t, held));
+        // Its slot is the next record's: the old address is still unknown.
+        let p1 = at(&mut cs, 1);
+        adopt_at(&a, p1);
+        assert!(get::<ibv_pd, Owner>(p0).is_err());
+        assert!(get::<ibv_pd, Owner>(p1).is_ok());
+        // The C address reused before the old record's destroy ended: the
+        // late unregistration leaves the new record in place.
+        let old = get::<ibv_pd, Owner>(p1).expect("live");
+        adopt_at(&b, p1);
+        assert!(unregister(&old));
+        drop(old);
+        let now = get::<ibv_pd, Owner>(p1).expect("the newer record");
+        assert!(Arc::ptr_eq(&now.ctx, &b));
+        drop(now);
+        for i in 2..6 {
+            adopt_at(if i % 2 == 0 { &a } else { &b }, at(&mut cs, i));
+        }
+        assert_eq!(take_owned_by(&a).len(), 2);
+        for i in 2..6 {
+            assert_eq!(get::<ibv_pd, Owner>(at(&mut cs, i)).is_ok(), i % 2 == 1);
+        }
+        assert_eq!(take_owned_by(&b).len(), 3);
+        assert!(get::<ibv_pd, Owner>(p1).is_err());
     }
 
     fn unsafe_zeroed_srq() -> crate::abi::ibv_srq {

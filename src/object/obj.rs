@@ -7,6 +7,7 @@
 
 use super::events::Events;
 use crate::abi::*;
+use std::any::TypeId;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
@@ -147,6 +148,11 @@ impl New {
         self.c
     }
 
+    /// The token that releases the object, if any.
+    pub(crate) fn token(&self) -> Option<&'static dyn Token> {
+        self.token
+    }
+
     /// The record's home, if the object is a slab's.
     pub(crate) fn home(&self) -> Option<(Home, &'static dyn Probe)> {
         self.home
@@ -170,10 +176,10 @@ impl Drop for New {
 /// The registry's record of one object; `O` is the owner (the context).
 /// `#[repr(C)]`: the same layout for every `O` (see [`RecSpace`]).
 ///
-/// A slab object's record (in its slot's header) keeps neither the C
-/// pointer nor the token: the object follows the record in the slot, and
-/// the token is the kind's slab. A hosted object's record is the head of a
-/// [`HeapObj`], which adds both.
+/// Every record lives in a slab slot's header. A slab object's record keeps
+/// neither the C pointer nor the token: the object follows the record in
+/// the slot, and the token is the kind's slab. A hosted object's slot
+/// (in [`super::hosted`]'s slab) holds both in a [`Hosted`] instead.
 #[repr(C)]
 pub(crate) struct Obj<O> {
     /// The context the object belongs to (and whose ops it dispatches to).
@@ -182,19 +188,27 @@ pub(crate) struct Obj<O> {
     pub events: Events,
     kind: Kind,
     retired: AtomicBool,
-    /// The head of a [`HeapObj`] (else of a slot's record room).
-    heap: bool,
+    /// A hosted object's record: its slot's value is a [`Hosted`] (else
+    /// the object itself).
+    hosted: bool,
 }
 
-/// A record outside the slabs (a hosted C provider's object, or a Rust
-/// one whose kind has another slab): in a heap `Arc`, with its C pointer
-/// and token.
+/// A hosted object's record slot holds this after the record (the slot's
+/// value, see [`super::hosted`]): the C provider's object is elsewhere (any
+/// C address), so its address and token are kept here, with the owner type
+/// the record was made for (checked before a `Ref<O>` is made of it).
 #[repr(C)]
-pub(crate) struct HeapObj<O> {
-    pub(crate) obj: Obj<O>,
-    c: NonNull<c_void>,
-    token: Option<&'static dyn Token>,
+pub(crate) struct Hosted {
+    pub(super) c: NonNull<c_void>,
+    pub(super) token: Option<&'static dyn Token>,
+    pub(super) owner: TypeId,
 }
+
+// SAFETY: an address, a shared token and a type id, written once before the
+// record is registered and read-only after.
+unsafe impl Send for Hosted {}
+// SAFETY: as above.
+unsafe impl Sync for Hosted {}
 
 /// Bytes from a slot's record to its object (the record room's size: the
 /// slot puts the object right after it, see `slab::Slot`).
@@ -206,44 +220,45 @@ pub(crate) const REC_TO_VAL: usize = size_of::<RecSpace>();
 unsafe impl<O: Send + Sync> Send for Obj<O> {}
 // SAFETY: as above.
 unsafe impl<O: Send + Sync> Sync for Obj<O> {}
-// SAFETY: as above.
-unsafe impl<O: Send + Sync> Send for HeapObj<O> {}
-// SAFETY: as above.
-unsafe impl<O: Send + Sync> Sync for HeapObj<O> {}
-
-impl<O> HeapObj<O> {
-    /// A record for the map; its address is exposed, so that
-    /// [`Obj::addr`] may reach the fields after the head from `&Obj`.
-    pub(crate) fn new(kind: Kind, ctx: Arc<O>, new: New) -> Arc<HeapObj<O>> {
-        let new = std::mem::ManuallyDrop::new(new);
-        let h = Arc::new(HeapObj {
-            obj: Obj::head(kind, ctx, true),
-            c: new.c,
-            token: new.token,
-        });
-        let _ = Arc::as_ptr(&h).expose_provenance();
-        h
-    }
-}
 
 impl<O> Obj<O> {
-    fn head(kind: Kind, ctx: Arc<O>, heap: bool) -> Obj<O> {
+    /// A slot's record for `new`: its object follows the record room, its
+    /// token being the kind's slab (see [`super::slot_token`]), or for a
+    /// `hosted` record the slot's value is the object's [`Hosted`].
+    pub(crate) fn in_slot(kind: Kind, ctx: Arc<O>, new: New, hosted: bool) -> Obj<O> {
+        // The slot's token and address are the record's place; nothing to
+        // release here (the record now owns the object).
+        std::mem::forget(new);
         Obj {
             kind,
             ctx,
             events: Events::default(),
             retired: AtomicBool::new(false),
-            heap,
+            hosted,
         }
     }
 
-    /// A slot's record for `new` (whose object follows the record room,
-    /// its token being the kind's slab, see [`super::slot_token`]).
-    pub(crate) fn in_slot(kind: Kind, ctx: Arc<O>, new: New) -> Obj<O> {
-        // The slot's token and address are the record's place; nothing to
-        // release here (the record now owns the object).
-        std::mem::forget(new);
-        Obj::head(kind, ctx, false)
+    /// Whether this is a hosted object's record.
+    #[inline]
+    pub(crate) fn is_hosted(&self) -> bool {
+        self.hosted
+    }
+
+    /// The address of the slot's value (the object, or a [`Hosted`]).
+    #[inline]
+    pub(super) fn slot_val(&self) -> usize {
+        std::ptr::from_ref(self).addr() + REC_TO_VAL
+    }
+
+    /// A hosted record's [`Hosted`].
+    #[inline]
+    fn hosted_part(&self) -> &Hosted {
+        debug_assert!(self.hosted);
+        // SAFETY: a hosted record's slot holds its Hosted after the record
+        // room, written before the record was registered and unchanged
+        // until the record ends; the slab exposed its range
+        // (`slab::reserve`), and the slot is alive while `self` is.
+        unsafe { &*std::ptr::with_exposed_provenance::<Hosted>(self.slot_val()) }
     }
 
     pub(crate) fn kind(&self) -> Kind {
@@ -260,17 +275,12 @@ impl<O> Obj<O> {
     /// The object's address, for the provider's own conversion to its type.
     #[inline]
     pub(crate) fn addr(&self) -> NonNull<c_void> {
-        let me = std::ptr::from_ref(self).addr();
-        if self.heap {
-            // SAFETY: a heap record is the head of its HeapObj (`#[repr(C)]`,
-            // first field), whose address `HeapObj::new` exposed: the whole
-            // HeapObj is reachable from the head's address, and alive while
-            // `self` is.
-            unsafe { (*std::ptr::with_exposed_provenance::<HeapObj<O>>(me)).c }
+        if self.hosted {
+            self.hosted_part().c
         } else {
             // A slot's object follows its record room; the slab exposed its
             // range (`slab::reserve`).
-            let p = std::ptr::with_exposed_provenance_mut::<c_void>(me + REC_TO_VAL);
+            let p = std::ptr::with_exposed_provenance_mut::<c_void>(self.slot_val());
             // SAFETY: a slot address inside the slab's range, not NULL.
             unsafe { NonNull::new_unchecked(p) }
         }
@@ -278,10 +288,8 @@ impl<O> Obj<O> {
 
     /// The token that releases the object.
     fn token(&self) -> Option<&'static dyn Token> {
-        if self.heap {
-            let me = std::ptr::from_ref(self).addr();
-            // SAFETY: as in `addr`.
-            unsafe { (*std::ptr::with_exposed_provenance::<HeapObj<O>>(me)).token }
+        if self.hosted {
+            self.hosted_part().token
         } else {
             super::slot_token(self.kind)
         }
@@ -317,31 +325,18 @@ impl<O> Obj<O> {
     }
 }
 
-impl<O> Drop for HeapObj<O> {
-    fn drop(&mut self) {
-        // A destroy retired it already; a closed context's objects not yet.
-        self.obj.retire();
-        if let Some(t) = self.token {
-            // SAFETY: the token owns `c`, retired above; this is the last
-            // reference.
-            unsafe { t.release(self.c) };
-        }
-    }
-}
-
 impl<O> Obj<O> {
     /// Ends a slot's record, its last reference gone: fences the object
-    /// out, moves the record out of the slot, then releases the slot (which
-    /// may be reused at once) and drops the record.
+    /// out, moves the record out of the slot, then releases the object and
+    /// the slot (which may be reused at once) and drops the record.
     ///
     /// # Safety
-    /// `rec` is a slot's record (not a heap one) whose last reference went;
-    /// nobody else can reach it.
+    /// `rec` is a slot's record whose last reference went; nobody else can
+    /// reach it.
     pub(crate) unsafe fn end_in_slot(rec: *mut Obj<O>) {
         // SAFETY: per the contract, ours alone until released.
         let (c, t) = unsafe {
             let r = &*rec;
-            debug_assert!(!r.heap);
             let (c, t) = (r.addr(), r.token());
             if let Some(t) = t
                 && !r.retired.swap(true, Ordering::AcqRel)
@@ -356,6 +351,13 @@ impl<O> Obj<O> {
         if let Some(t) = t {
             // SAFETY: the token owns `c`, retired above.
             unsafe { t.release(c) };
+        }
+        if moved.hosted {
+            // SAFETY: the hosted record's slot, whose record just moved out
+            // (its Hosted was read above); not used again here.
+            unsafe {
+                super::hosted::release_slot(rec.cast::<u8>().wrapping_add(REC_TO_VAL).cast())
+            };
         }
         drop(moved);
     }

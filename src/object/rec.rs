@@ -1,5 +1,5 @@
-//! A reference to a registry record, wherever it lives: in its slab slot
-//! (a Rust provider's object) or in a heap `Arc` (a hosted C provider's).
+//! A reference to a registry record, in its slab slot (a Rust provider's
+//! object's own slot, or a hosted C provider's record slot, see `hosted`).
 //!
 //! A slot's record is counted by the slot's `state`: [`REG`] while C holds
 //! the object (the registry's own reference), plus one per [`Ref`]. A
@@ -9,7 +9,7 @@
 //! so reading the state of a stale slot is always safe.
 #![allow(unsafe_code)]
 
-use super::obj::{HeapObj, Home, Kind, New, Obj};
+use super::obj::{Home, Kind, New, Obj};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -22,9 +22,8 @@ pub(crate) const REG: u32 = 1 << 31;
 /// [`super::get`] returns; derefs to the [`Obj`].
 pub(crate) struct Ref<O: 'static> {
     obj: NonNull<Obj<O>>,
-    /// The slot's state, or None for a heap record (`obj` is then an
-    /// `Arc::<HeapObj>::into_raw`, whose head it is).
-    state: Option<&'static AtomicU32>,
+    /// The slot's state.
+    state: &'static AtomicU32,
 }
 
 // SAFETY: a shared reference to an `Obj<O>`, which is Send + Sync for
@@ -34,15 +33,6 @@ unsafe impl<O: Send + Sync> Send for Ref<O> {}
 unsafe impl<O: Send + Sync> Sync for Ref<O> {}
 
 impl<O> Ref<O> {
-    pub(crate) fn from_arc(a: Arc<HeapObj<O>>) -> Ref<O> {
-        Ref {
-            obj: NonNull::new(Arc::into_raw(a).cast_mut())
-                .expect("arc")
-                .cast(),
-            state: None,
-        }
-    }
-
     /// A new reference to the record in `home`, if its object is
     /// registered.
     #[inline]
@@ -60,16 +50,17 @@ impl<O> Ref<O> {
         }
         Some(Ref {
             obj: home.rec.cast(),
-            state: Some(st),
+            state: st,
         })
     }
 
     /// Registers a slab's new object (`new` has a home): its record goes
     /// into the slot, with the registry's reference, which
-    /// [`Ref::unregister`] gives up. Returns the object's address.
-    pub(crate) fn register(kind: Kind, ctx: Arc<O>, new: New) -> NonNull<c_void> {
+    /// [`Ref::unregister`] gives up. Returns the object's address (for a
+    /// `hosted` record, the one its slot's `Hosted` names).
+    pub(crate) fn register(kind: Kind, ctx: Arc<O>, new: New, hosted: bool) -> NonNull<c_void> {
         let (home, _) = new.home().expect("a slab's object");
-        let obj = Obj::in_slot(kind, ctx, new);
+        let obj = Obj::in_slot(kind, ctx, new, hosted);
         // Only Vacant::fill makes a New with a home, for its vacant slot
         // (state 0: no reference can be taken, nobody reads the record);
         // the New is consumed here, so this happens once per fill.
@@ -81,16 +72,17 @@ impl<O> Ref<O> {
         unsafe { home.rec.cast::<Obj<O>>().as_ref() }.addr()
     }
 
-    /// For a slot record: clears `REG` and drops the registry's reference
-    /// (the caller's keeps the record). False if it was not registered (a
-    /// racing unregistration won). A heap record returns None: the caller
-    /// removes it from the map.
-    pub(crate) fn unregister(&self) -> Option<bool> {
-        let st = self.state?;
-        let r = st.fetch_update(Ordering::AcqRel, Ordering::Relaxed, |s| {
-            (s & REG != 0).then(|| (s & !REG) - 1)
-        });
-        Some(r.is_ok())
+    /// Clears `REG` and drops the registry's reference (the caller's keeps
+    /// the record). False if it was not registered (a racing
+    /// unregistration won). A hosted record's address also leaves the
+    /// table: see `hosted::unregister`, which calls this.
+    pub(crate) fn unregister(&self) -> bool {
+        let r = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |s| {
+                (s & REG != 0).then(|| (s & !REG) - 1)
+            });
+        r.is_ok()
     }
 }
 
@@ -105,13 +97,7 @@ impl<O> std::ops::Deref for Ref<O> {
 
 impl<O> Clone for Ref<O> {
     fn clone(&self) -> Ref<O> {
-        match self.state {
-            // SAFETY: `obj` came from Arc::into_raw and we hold its count.
-            None => unsafe { Arc::increment_strong_count(self.obj.as_ptr().cast::<HeapObj<O>>()) },
-            Some(st) => {
-                st.fetch_add(1, Ordering::Relaxed);
-            }
-        }
+        self.state.fetch_add(1, Ordering::Relaxed);
         Ref {
             obj: self.obj,
             state: self.state,
@@ -122,18 +108,12 @@ impl<O> Clone for Ref<O> {
 impl<O> Drop for Ref<O> {
     #[inline]
     fn drop(&mut self) {
-        match self.state {
-            // SAFETY: `obj` came from Arc::into_raw; our count goes.
-            None => unsafe { drop(Arc::from_raw(self.obj.as_ptr().cast::<HeapObj<O>>())) },
-            Some(st) => {
-                if st.fetch_sub(1, Ordering::Release) != 1 {
-                    return;
-                }
-                fence(Ordering::Acquire);
-                // SAFETY: the last reference (state 0, REG clear: nobody can
-                // take another) of a slot's record.
-                unsafe { Obj::end_in_slot(self.obj.as_ptr()) };
-            }
+        if self.state.fetch_sub(1, Ordering::Release) != 1 {
+            return;
         }
+        fence(Ordering::Acquire);
+        // SAFETY: the last reference (state 0, REG clear: nobody can take
+        // another) of a slot's record.
+        unsafe { Obj::end_in_slot(self.obj.as_ptr()) };
     }
 }

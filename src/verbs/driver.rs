@@ -80,7 +80,7 @@ pub unsafe extern "C" fn verbs_uninit_context(context_ex: *mut VerbsContext44) {
 pub unsafe extern "C" fn verbs_set_ops(vctx: *mut VerbsContext44, ops: *const verbs_context_ops) {
     // SAFETY: the plugin's (static) op table.
     if let (false, Some(ops)) = (vctx.is_null(), unsafe { ops.as_ref() }) {
-        // SAFETY: a hosted context being set up (checked inside).
+        // SAFETY: a hosted context, set up or opened (checked inside).
         let _ = unsafe { context::set_ops(vctx, ops) };
     }
 }

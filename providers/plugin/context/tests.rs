@@ -70,3 +70,120 @@ fn private_data_reaches_alloc_context() {
     assert!(crate::provider::Provider::open_private(&p, &dev, pd).is_err());
     assert_eq!(SEEN.load(Ordering::SeqCst), pd as usize);
 }
+
+unsafe extern "C" fn pd_a(_: *mut ibv_context) -> *mut ibv_pd {
+    std::ptr::null_mut()
+}
+unsafe extern "C" fn pd_b(_: *mut ibv_context) -> *mut ibv_pd {
+    std::ptr::dangling_mut()
+}
+unsafe extern "C" fn dealloc(_: *mut ibv_pd) -> c_int {
+    0
+}
+unsafe extern "C" fn poll(_: *mut ibv_cq, _: c_int, _: *mut ibv_wc) -> c_int {
+    0
+}
+unsafe extern "C" fn qp_ex(_: *mut ibv_context, _: *mut ibv_qp_init_attr_ex) -> *mut ibv_qp {
+    std::ptr::null_mut()
+}
+
+/// verbs_set_ops after the context is opened is accepted, as in rdma-core
+/// 44: the verbs read the merged table from then on (the one they read
+/// before stays valid), the public data-path and compat slots change, the
+/// library's own slots and the rest of the context do not.
+#[test]
+#[allow(unsafe_code)]
+fn set_ops_after_open() {
+    // SAFETY: plain C data; all-zero is valid.
+    let v: &mut VerbsContext44 = Box::leak(Box::new(unsafe { std::mem::zeroed() }));
+    let vctx: *mut VerbsContext44 = v;
+    // SAFETY: our context, alive for good.
+    let key = unsafe { &raw mut (*vctx).context } as usize;
+    let (dev, _) = fake_device();
+    let p = Arc::new(Priv::new(1, dev, None));
+    HOSTED
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((key, p.clone()));
+    let first = verbs_context_ops {
+        alloc_pd: Some(pd_a),
+        dealloc_pd: Some(dealloc),
+        create_qp_ex: Some(qp_ex),
+        ..Default::default()
+    };
+    // SAFETY: a hosted context being set up.
+    unsafe { set_ops(vctx, &first) }.expect("set-up");
+    // The slots are in the v34 layout's places (written in place).
+    // SAFETY: as above.
+    unsafe {
+        let c = &(*vctx).context;
+        assert_eq!(
+            c.ops._compat_alloc_pd.map(|f| f as usize),
+            Some(pd_a as *const () as usize)
+        );
+        let qx = v34::with_ours(vctx, |o| o.create_qp_ex);
+        assert_eq!(qx.map(|f| f as usize), Some(qp_ex as *const () as usize));
+    }
+    // SAFETY: as above.
+    unsafe {
+        v34::with_ours(vctx, set_lib_ops);
+        (*vctx).context.cmd_fd = 7;
+    }
+    // SAFETY: as above.
+    let lib_qp_ex = unsafe { v34::with_ours(vctx, |o| o.create_qp_ex) };
+    p.seal();
+    let before = p.ops();
+    assert_eq!(
+        before.alloc_pd.map(|f| f as usize),
+        Some(pd_a as *const () as usize)
+    );
+
+    let later = verbs_context_ops {
+        alloc_pd: Some(pd_b),
+        poll_cq: Some(poll),
+        create_qp_ex: Some(qp_ex),
+        ..Default::default()
+    };
+    // SAFETY: an opened hosted context.
+    unsafe { set_ops(vctx, &later) }.expect("accepted after the open");
+    let now = p.ops();
+    assert_eq!(
+        now.alloc_pd.map(|f| f as usize),
+        Some(pd_b as *const () as usize)
+    );
+    assert_eq!(
+        now.dealloc_pd.map(|f| f as usize),
+        Some(dealloc as *const () as usize),
+        "merged"
+    );
+    assert_eq!(
+        now.create_qp_ex.map(|f| f as usize),
+        Some(qp_ex as *const () as usize)
+    );
+    assert_eq!(
+        before.alloc_pd.map(|f| f as usize),
+        Some(pd_a as *const () as usize),
+        "still valid"
+    );
+    // SAFETY: our context; no other thread uses it.
+    unsafe {
+        let c = &(*vctx).context;
+        assert_eq!(
+            c.ops._compat_alloc_pd.map(|f| f as usize),
+            Some(pd_b as *const () as usize)
+        );
+        assert_eq!(
+            c.ops.poll_cq.map(|f| f as usize),
+            Some(poll as *const () as usize)
+        );
+        assert_eq!(c.cmd_fd, 7, "the rest untouched");
+        let qx = v34::with_ours(vctx, |o| o.create_qp_ex);
+        assert_eq!(
+            qx.map(|f| f as usize),
+            lib_qp_ex.map(|f| f as usize),
+            "ours"
+        );
+        uninit_context(vctx);
+    }
+    assert!(priv_of(key as *const ibv_context).is_err());
+}
