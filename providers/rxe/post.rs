@@ -30,12 +30,13 @@ const MAX_INLINE_SGE: usize = 32;
 unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
     const { assert!(size_of::<Sge>() == size_of::<ibv_sge>()) };
     const { assert!(align_of::<Sge>() <= align_of::<ibv_sge>()) };
-    match (n, p.is_null()) {
-        (0, _) => Ok(&[]),
-        (_, true) => Err(Errno::EINVAL),
+    // The pointer first: a list's usual case is one test.
+    match (p.is_null(), n) {
+        (true, 0) => Ok(&[]),
+        (true, _) => Err(Errno::EINVAL),
         // SAFETY: per this function's contract; Sge is repr(C) with the
         // fields of ibv_sge (checked above and by both layout tests).
-        (_, false) => Ok(unsafe { std::slice::from_raw_parts(p.cast::<Sge>(), n) }),
+        (false, _) => Ok(unsafe { std::slice::from_raw_parts(p.cast::<Sge>(), n) }),
     }
 }
 

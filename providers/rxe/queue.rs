@@ -404,7 +404,6 @@ impl ProducerQueue {
 /// kernel sees them at once, as after a doorbell); see `ProducerQueue::batch`.
 pub(crate) struct Batch<'a> {
     q: &'a mut ProducerQueue,
-    start: u32,
     prod: u32,
     /// The kernel's index as last read: the ring is full while the slot
     /// after `prod` is this one (read again only then: one compare per
@@ -423,7 +422,6 @@ impl<'a> Batch<'a> {
         let mask = q.ring.mask;
         Batch {
             q,
-            start: prod,
             prod,
             cons,
             mask,
@@ -524,10 +522,10 @@ impl Batch<'_> {
 impl Drop for Batch<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.prod != self.start {
-            // Release: the slot contents are visible to the kernel before the index.
-            self.q.ring.producer().store(self.prod, Ordering::Release);
-        }
+        // Release: the slot contents are visible to the kernel before the
+        // index. Stored even when nothing was posted (the same value again,
+        // which the kernel cannot tell apart): no compare on the way.
+        self.q.ring.producer().store(self.prod, Ordering::Release);
     }
 }
 
