@@ -225,9 +225,6 @@ unsafe fn post_one_inline(
 ) -> Result<()> {
     // SAFETY: per this function's contract.
     let list = unsafe { send_list(wr, st.sq.max_sge)? };
-    if list.len() > MAX_INLINE_SGE {
-        return Err(Errno::EINVAL);
-    }
     // The caller's buffers, copied straight into the slot (no table of
     // them first).
     let bufs = list.iter().map(|s| match (s.length, s.addr) {
