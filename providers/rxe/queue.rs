@@ -435,9 +435,12 @@ impl Batch<'_> {
     #[inline(always)]
     pub(crate) fn full(&mut self) -> bool {
         let next = self.prod.wrapping_add(1) & self.mask;
-        if next == self.cons {
-            self.cons = self.q.consumer_index();
+        // Not full by the index as last read: one compare, no second one
+        // on the way.
+        if next != self.cons {
+            return false;
         }
+        self.cons = self.q.consumer_index();
         next == self.cons
     }
 
