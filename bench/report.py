@@ -119,8 +119,9 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "131 against rdma-core's 133 (prof.sh; 136 before the gather list's pointer was tested "
-        "first and the batch's producer store lost its compare): what is left above "
+        "129 against rdma-core's 133 (prof.sh; 136 before the gather list's pointer was tested "
+        "first, the batch's producer store lost its compare and the ring-full test its "
+        "second compare): what is left above "
         "rdma-core's own parts is the pin's atomic add and subtract and the slot check (one "
         "multiply and one compare: all slots of a type live in one reserved address range), "
         "about 14, which let a concurrent destroy wait instead of unmapping under the call "
@@ -135,7 +136,7 @@ IR_BOUNDS = {
         "two registers; 0.8 would need the pin's atomic add and subtract gone, which the "
         "guarantee that a destroy waits for calls in flight needs"),
     "post_recv_16": (
-        "met: 896 against 1363: 16 WQEs under one lock and one producer-index store, each on "
+        "met: 864 against 1363: 16 WQEs under one lock and one producer-index store, each on "
         "the slot split once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
         "met: 374 against 521: one pin per call shared by the lock-free empty test and the "
@@ -163,7 +164,7 @@ IR_BOUNDS = {
         "slot-size or alignment test) measured one more, not fewer. 0.8 (185) as for "
         "post_send_1"),
     "rc_roundtrip": (
-        "about 951 against rdma-core's 977 (1029 before): two post_send and two post_recv "
+        "about 947 against rdma-core's 977 (1029 before): two post_send and two post_recv "
         "below rdma-core's, and the polls (about 2.3 per round trip, most finding one "
         "completion) now take the lock and copy a single completion in poll_cq's own frame "
         "(about 22 fewer per poll than the call to an out-of-line locked part with a "
