@@ -68,25 +68,26 @@ unsafe fn poll_cq_body(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     if cq.st.seen_empty() {
         return 0;
     }
-    // SAFETY: per this function's contract; ne > 0.
-    unsafe { poll_cq_locked(&cq, ne as u32, wc) }
-}
-
-/// Copies up to `ne` completions under the CQ's lock.
-///
-/// # Safety
-/// `wc` has room for `ne` entries (verbs contract).
-#[inline(never)]
-unsafe fn poll_cq_locked(cq: &Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int {
     let st = &cq.st;
     // Uncontended: one compare-exchange; the reasons it may fail are
     // looked at out of line.
-    let Some(mut g) = st.lock.try_lock().or_else(|| lock_contended(cq)) else {
-        crate::entry::set_errno(crate::entry::Errno::EINVAL);
-        return -1;
+    let Some(mut g) = st.lock.try_lock() else {
+        // SAFETY: per this function's contract; ne > 0.
+        return unsafe { poll_cq_contended(cq, ne as u32, wc) };
     };
+    // SAFETY: as above.
+    unsafe { drain_into(&mut g, ne as u32, wc) }
+}
+
+/// Copies up to `ne` completions into `wc`: one in the caller's frame
+/// (no set-up of its own), more out of line (`ConsumerQueue::drain`).
+///
+/// # Safety
+/// `wc` has room for `ne` entries (verbs contract).
+#[inline(always)]
+unsafe fn drain_into(inner: &mut CqInner, ne: u32, wc: *mut ibv_wc) -> c_int {
     let out = wc.cast::<u8>();
-    g.queue.drain(ne, |i, slot| {
+    inner.queue.drain(ne, move |i, slot| {
         // SAFETY: `wc` has room for `ne` entries (verbs contract) and
         // i < ne; the slot holds at least CQE_SIZE bytes (checked when
         // mapped); ibv_wc is plain data for which any bytes are valid.
@@ -94,6 +95,22 @@ unsafe fn poll_cq_locked(cq: &Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int 
             std::ptr::copy_nonoverlapping(slot.as_ptr(), out.add(i as usize * CQE_SIZE), CQE_SIZE)
         }
     }) as c_int
+}
+
+/// `poll_cq` when the CQ's lock was not free at first try (see
+/// `lock_contended`): -1 (EINVAL) where it is not to be had.
+///
+/// # Safety
+/// As `drain_into`.
+#[cold]
+#[inline(never)]
+unsafe fn poll_cq_contended(cq: Pinned<RxeCq>, ne: u32, wc: *mut ibv_wc) -> c_int {
+    let Some(mut g) = lock_contended(&cq) else {
+        crate::entry::set_errno(crate::entry::Errno::EINVAL);
+        return -1;
+    };
+    // SAFETY: per this function's contract.
+    unsafe { drain_into(&mut g, ne, wc) }
 }
 
 /// The CQ's lock when it was not free at first try: `None` inside this

@@ -30,12 +30,13 @@ const MAX_INLINE_SGE: usize = 32;
 unsafe fn sges<'a>(p: *const ibv_sge, n: usize) -> Result<&'a [Sge]> {
     const { assert!(size_of::<Sge>() == size_of::<ibv_sge>()) };
     const { assert!(align_of::<Sge>() <= align_of::<ibv_sge>()) };
-    match (n, p.is_null()) {
-        (0, _) => Ok(&[]),
-        (_, true) => Err(Errno::EINVAL),
+    // The pointer first: a list's usual case is one test.
+    match (p.is_null(), n) {
+        (true, 0) => Ok(&[]),
+        (true, _) => Err(Errno::EINVAL),
         // SAFETY: per this function's contract; Sge is repr(C) with the
         // fields of ibv_sge (checked above and by both layout tests).
-        (_, false) => Ok(unsafe { std::slice::from_raw_parts(p.cast::<Sge>(), n) }),
+        (false, _) => Ok(unsafe { std::slice::from_raw_parts(p.cast::<Sge>(), n) }),
     }
 }
 
@@ -193,8 +194,13 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
             | ibv_wr_opcode::IBV_WR_RDMA_READ
     ) && st.qp_type() != ibv_qp_type::IBV_QPT_UD;
     if !fast {
+        // The slot written out of line, published here: the batch stays
+        // out of memory (a callee taking it would keep it on the stack).
         // SAFETY: per this function's contract.
-        return unsafe { post_one_other(st, sq, ssn, wr) };
+        unsafe { write_other(st, sq.next_slot(), *ssn, wr)? };
+        sq.commit()?;
+        *ssn = ssn.wrapping_add(1);
+        return Ok(());
     }
     if wr.send_flags & wqe::SEND_INLINE != 0 {
         // SAFETY: per this function's contract.
@@ -224,9 +230,6 @@ unsafe fn post_one_inline(
 ) -> Result<()> {
     // SAFETY: per this function's contract.
     let list = unsafe { send_list(wr, st.sq.max_sge)? };
-    if list.len() > MAX_INLINE_SGE {
-        return Err(Errno::EINVAL);
-    }
     // The caller's buffers, copied straight into the slot (no table of
     // them first).
     let bufs = list.iter().map(|s| match (s.length, s.addr) {
@@ -247,18 +250,13 @@ unsafe fn post_one_inline(
     Ok(())
 }
 
-/// `post_one` for the other requests: UD, atomics, binds, invalidations
-/// and opcodes rxe does not know.
+/// `post_one`'s WQE for the other requests (UD, atomics, binds,
+/// invalidations and opcodes rxe does not know), written into `slot`.
 ///
 /// # Safety
 /// As `post_one`.
 #[inline(never)]
-unsafe fn post_one_other(
-    st: &QpState,
-    sq: &mut Batch,
-    ssn: &mut u32,
-    wr: &ibv_send_wr,
-) -> Result<()> {
+unsafe fn write_other(st: &QpState, slot: &mut [u8], ssn: u32, wr: &ibv_send_wr) -> Result<()> {
     let lim = wqe::SendLimits {
         max_sge: st.sq.max_sge,
         max_inline: st.sq.max_inline,
@@ -291,25 +289,23 @@ unsafe fn post_one_other(
         ah_num: r.ah_num,
         av: r.av.as_ref(),
     });
-    let mut push = |payload: Payload<'_>| {
+    let mut write = |payload: Payload<'_>| {
         let req = SendReq {
             wr_id: wr.wr_id,
             op,
             send_flags: wr.send_flags,
             payload,
             ud,
-            ssn: *ssn,
+            ssn,
         };
-        sq.push_with(|slot| wqe::write_send_wqe(slot, &req, &lim))
+        wqe::write_send_wqe(slot, &req, &lim)
     };
     if wr.send_flags & wqe::SEND_INLINE != 0 {
         // SAFETY: per this function's contract.
-        unsafe { with_inline(list, |bufs| push(Payload::Inline(bufs)))? };
+        unsafe { with_inline(list, |bufs| write(Payload::Inline(bufs))) }
     } else {
-        push(Payload::Sge(list))?;
+        write(Payload::Sge(list))
     }
-    *ssn = ssn.wrapping_add(1);
-    Ok(())
 }
 
 /// `ibv_post_send` (the `post_send` op).

@@ -223,6 +223,51 @@ impl Ring {
     }
 }
 
+impl Ring {
+    /// The ring's geometry as values, for a run of accesses (see [`Geo`]).
+    #[inline(always)]
+    fn geo(&self) -> Geo<'_> {
+        Geo {
+            base: self.base,
+            mask: self.mask,
+            log2_elem_size: self.log2_elem_size,
+            _ring: std::marker::PhantomData,
+        }
+    }
+}
+
+/// A copy of a ring's geometry, borrowed from it: values the compiler keeps
+/// in registers across the acquire load of the kernel's index, after which
+/// it would re-read the ring's fields (an acquire orders later loads).
+#[derive(Clone, Copy)]
+struct Geo<'a> {
+    base: NonNull<u8>,
+    mask: u32,
+    log2_elem_size: u8,
+    _ring: std::marker::PhantomData<&'a Ring>,
+}
+
+impl<'a> Geo<'a> {
+    #[inline(always)]
+    fn producer(self) -> &'a AtomicU32 {
+        // SAFETY: the borrowed ring owns the mapping (see `IndexWords::word`).
+        unsafe { IndexWords { base: self.base }.word(queue_buf::PRODUCER_INDEX) }
+    }
+
+    #[inline(always)]
+    fn consumer(self) -> &'a AtomicU32 {
+        // SAFETY: as in `producer`.
+        unsafe { IndexWords { base: self.base }.word(queue_buf::CONSUMER_INDEX) }
+    }
+
+    /// As `Ring::slot_ptr`.
+    #[inline(always)]
+    fn slot_ptr(self, index: u32) -> *mut u8 {
+        let off = ((index & self.mask) as usize) << self.log2_elem_size;
+        self.base.as_ptr().wrapping_add(queue_buf::DATA + off)
+    }
+}
+
 impl Drop for Ring {
     fn drop(&mut self) {
         // SAFETY: the mapping `new` took over with `into_raw`, every page of
@@ -364,7 +409,6 @@ impl ProducerQueue {
 /// kernel sees them at once, as after a doorbell); see `ProducerQueue::batch`.
 pub(crate) struct Batch<'a> {
     q: &'a mut ProducerQueue,
-    start: u32,
     prod: u32,
     /// The kernel's index as last read: the ring is full while the slot
     /// after `prod` is this one (read again only then: one compare per
@@ -383,7 +427,6 @@ impl<'a> Batch<'a> {
         let mask = q.ring.mask;
         Batch {
             q,
-            start: prod,
             prod,
             cons,
             mask,
@@ -397,9 +440,12 @@ impl Batch<'_> {
     #[inline(always)]
     pub(crate) fn full(&mut self) -> bool {
         let next = self.prod.wrapping_add(1) & self.mask;
-        if next == self.cons {
-            self.cons = self.q.consumer_index();
+        // Not full by the index as last read: one compare, no second one
+        // on the way.
+        if next != self.cons {
+            return false;
         }
+        self.cons = self.q.consumer_index();
         next == self.cons
     }
 
@@ -484,10 +530,10 @@ impl Batch<'_> {
 impl Drop for Batch<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.prod != self.start {
-            // Release: the slot contents are visible to the kernel before the index.
-            self.q.ring.producer().store(self.prod, Ordering::Release);
-        }
+        // Release: the slot contents are visible to the kernel before the
+        // index. Stored even when nothing was posted (the same value again,
+        // which the kernel cannot tell apart): no compare on the way.
+        self.q.ring.producer().store(self.prod, Ordering::Release);
     }
 }
 
@@ -583,39 +629,54 @@ impl ConsumerQueue {
 
     /// Reads up to `max` of the oldest completions in order, `each(i, slot)`
     /// for the i-th, then releases them to the kernel with one store.
-    /// Returns how many were read.
+    /// Returns how many were read. None or one (a latency-bound poller's
+    /// usual case) inline, in the caller's frame; more out of line.
+    #[inline(always)]
     pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
-        let cons = self.consumer_index();
-        let n = self.ring.distance(cons, self.producer_index()).min(max);
-        if n == 0 {
-            return 0;
+        let g = self.ring.geo();
+        let cons = g.consumer().load(Ordering::Relaxed) & g.mask;
+        // Acquire: the kernel's completions before its index are visible.
+        let prod = g.producer().load(Ordering::Acquire) & g.mask;
+        let n = prod.wrapping_sub(cons) & g.mask;
+        match n.min(max) {
+            0 => 0,
+            1 => {
+                // SAFETY: slot `cons`: inside the live mapping (see
+                // `Ring::slot_ptr`); the kernel does not write the slots
+                // between our index and its own.
+                each(0, unsafe {
+                    std::slice::from_raw_parts(g.slot_ptr(cons), 1 << g.log2_elem_size)
+                });
+                // Release: our reads of the slot are done before the kernel
+                // reuses it.
+                g.consumer()
+                    .store(cons.wrapping_add(1) & g.mask, Ordering::Release);
+                1
+            }
+            n => self.drain_runs(cons, n, each),
         }
+    }
+
+    /// `drain` of `n` > 1 completions from `cons`.
+    #[inline(never)]
+    fn drain_runs(&mut self, cons: u32, n: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
         let es = self.ring.elem_size();
-        // The first completion on its own (a latency-bound poller's usual
-        // one): no set-up for the runs below.
-        // SAFETY: slot `cons`: inside the live mapping (see
-        // `Ring::slot_ptr`); the kernel does not write the slots between our
-        // index and its own.
-        each(0, unsafe {
-            std::slice::from_raw_parts(self.ring.slot_ptr(cons), es)
-        });
-        if n > 1 {
-            // The rest in at most two runs of adjacent slots (before and
-            // after the wrap), walked by pointer: no index arithmetic per
-            // completion.
-            let before_wrap = (self.ring.mask - cons + 1).min(n);
-            let mut p = self.ring.slot_ptr(cons).wrapping_add(es);
-            for i in 1..before_wrap {
-                // SAFETY: as above, slot `cons + i`, before the wrap.
-                each(i, unsafe { std::slice::from_raw_parts(p, es) });
-                p = p.wrapping_add(es);
-            }
-            let mut p = self.ring.slot_ptr(0);
-            for i in before_wrap.max(1)..n {
-                // SAFETY: as above, slot `i - before_wrap` after the wrap.
-                each(i, unsafe { std::slice::from_raw_parts(p, es) });
-                p = p.wrapping_add(es);
-            }
+        // At most two runs of adjacent slots (before and after the wrap),
+        // walked by pointer: no index arithmetic per completion.
+        let before_wrap = (self.ring.mask - cons + 1).min(n);
+        let mut p = self.ring.slot_ptr(cons);
+        for i in 0..before_wrap {
+            // SAFETY: slot `cons + i`, before the wrap: inside the live
+            // mapping (see `Ring::slot_ptr`); the kernel does not write the
+            // slots between our index and its own.
+            each(i, unsafe { std::slice::from_raw_parts(p, es) });
+            p = p.wrapping_add(es);
+        }
+        let mut p = self.ring.slot_ptr(0);
+        for i in before_wrap..n {
+            // SAFETY: as above, slot `i - before_wrap` after the wrap.
+            each(i, unsafe { std::slice::from_raw_parts(p, es) });
+            p = p.wrapping_add(es);
         }
         let next = cons.wrapping_add(n) & self.ring.mask;
         // Release: our reads of the slots are done before the kernel reuses them.

@@ -666,13 +666,21 @@ fn fill_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
     w.wr.wr_id = wr.wr_id;
     w.wr.opcode = wr.opcode;
     w.wr.send_flags = wr.flags;
-    if matches!(
-        wr.opcode,
-        opcode::SEND_WITH_IMM | opcode::RDMA_WRITE_WITH_IMM
-    ) {
+    // The fast path's opcodes (RDMA write 0, with imm 1, send 2, with imm
+    // 3, RDMA read 4) told apart by their bits: the odd ones carry
+    // immediate data, all but the sends a remote address.
+    debug_assert!(wr.opcode <= opcode::RDMA_READ);
+    const {
+        use opcode::*;
+        assert!(SEND_WITH_IMM & 1 == 1 && RDMA_WRITE_WITH_IMM & 1 == 1);
+        assert!(SEND & 1 == 0 && RDMA_WRITE & 1 == 0 && RDMA_READ & 1 == 0);
+        assert!(SEND | 1 == SEND_WITH_IMM);
+        assert!(RDMA_WRITE | 1 != SEND_WITH_IMM && RDMA_READ | 1 != SEND_WITH_IMM);
+    };
+    if wr.opcode & 1 != 0 {
         w.wr.ex = wr.imm_data;
     }
-    if !matches!(wr.opcode, opcode::SEND | opcode::SEND_WITH_IMM) {
+    if wr.opcode | 1 != opcode::SEND_WITH_IMM {
         w.wr.wr.set(&Rdma {
             remote_addr: wr.remote_addr,
             rkey: wr.rkey,
