@@ -73,9 +73,10 @@ ROWS = {
         "rdma-core)"),
     "mem_qp_heap": ("memory", True,
         "the library's own memory per QP (malloc'd bytes plus resident anonymous mappings). "
-        "Ours: one slab slot per QP, 472 B: an 8 B header (live bit and pin count in one word, "
-        "the record's reference count), the 24 B registry record (context, two atomic event "
-        "counters, kind and flags; the C pointer and the token are the slot's and its slab's), "
+        "Ours: one slab slot per QP, 464 B: an 8 B header (live bit and pin count in one word, "
+        "the record's reference count), the 16 B registry record (context, the async event "
+        "counter, kind and flags; the C pointer and the token are the slot's and its slab's, a "
+        "CQ's completion events are counted in its C struct as rdma-core does), "
         "the C struct ibv_qp_ex (360 B) and the rxe state (80 B: two 16 B rings, each the "
         "mapping's start, mask and element size, 4-aligned so that the one-word spin lock "
         "beside each and the queues' 4-byte fields pack without padding, the send queue's "
@@ -84,7 +85,7 @@ ROWS = {
         "490 B. The figure counts whole pages: the 100 QPs take slots 3-102 of the QP slab "
         "(the program's earlier QPs and the first one the row creates hold slots 0-2, so the "
         "first page is resident already), "
-        "up to byte 48,616 of the slab: 11 new pages, 450.6 B per QP, plus 480 B malloc'd "
+        "up to byte 47,792 of the slab: 11 new pages, 450.6 B per QP, plus 480 B malloc'd "
         "during the 100 creates (4.8 B per QP, not yet traced). Slots of up to 477 B would "
         "stay within these 11 pages; at 488 B they took 12 (496.3 B per QP)"),
     "mem_qp_rings": ("memory", True,
@@ -93,20 +94,16 @@ ROWS = {
     "mem_qp_rss": ("memory", True, "heap + touched ring pages"),
     "mem_cq_heap": ("memory", True,
         "the library's own memory per CQ (malloc'd bytes plus resident anonymous mappings, as "
-        "for QPs): one slab slot of 368 B (8 B header, 24 B registry record, ibv_cq_ex 288 B, "
-        "rxe state 48 B: the ring and poll cursor under a one-word lock, the first ring's index "
-        "words for the lock-free empty check and, after a resize, its span, the handle) "
-        "against rdma-core's one rxe_cq of 352 B. The figure counts whole pages: the 100 "
-        "CQs take slots 6-105 of the CQ slab (the first page is resident already: the "
-        "program's earlier CQs used slots 0-5), "
-        "36,800 B over 9 new pages, 368.6 B per CQ. What would meet 1.0: the 100 slots "
-        "within 8 new pages, i.e. slots of at most 344 B, 24 B less. The state alone cannot "
-        "give them: its fields take 41 B (handle 4, lock word 4, ring 16, cursor 4 and its "
-        "flag 1, the first ring's index words 8, the kept span 4), padded to 48 B by the C "
-        "struct's 8-byte alignment, and the 32 B header is the 8 B of slot words and a 23 B "
-        "record. It needs both smaller, e.g. a 16 B record (its kind and flags in the slot's "
-        "words) and a 32 B state (the first ring's start read from the ring, the flag in "
-        "the cursor's top bit)"),
+        "for QPs): one slab slot of 344 B (8 B header, 16 B registry record, ibv_cq_ex 288 B, "
+        "rxe state 32 B: the ring and poll cursor (its shown flag in the top bit) under a "
+        "one-word lock, and the first ring's index words for the lock-free empty check, "
+        "cleared when a resize begins; the handle is the C struct's, and a first ring a "
+        "resize replaced stays mapped in a short global list until its CQ goes) against "
+        "rdma-core's one rxe_cq of 352 B. The figure counts whole pages: the 100 CQs take "
+        "slots 6-105 of the CQ slab (the first page is resident already: the program's "
+        "earlier CQs used slots 0-5), up to byte 36,464 of the slab: 8 new pages, 327.7 B "
+        "per CQ. Slots of up to 347 B would stay within these 8 pages; at 352-368 B they "
+        "took 9 (368.6 B per CQ)"),
     "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
     "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
     "peak_rss_1000qp": ("memory", True,

@@ -9,7 +9,6 @@
 use crate::abi::ibv_context;
 use crate::context::{Context, Obj};
 use crate::object::CObject;
-use crate::object::events::Events;
 use std::cell::Cell;
 use std::ptr::NonNull;
 
@@ -18,16 +17,16 @@ struct Call {
     /// The `ibv_context` address the plugin sees (0: no call).
     ctx: usize,
     context: *const Context,
-    /// The C address of the object being destroyed (0: none), its events.
+    /// The C address of the object being destroyed (0: none), its record.
     destroying: usize,
-    events: *const Events,
+    obj: *const Obj,
 }
 
 const NONE: Call = Call {
     ctx: 0,
     context: std::ptr::null(),
     destroying: 0,
-    events: std::ptr::null(),
+    obj: std::ptr::null(),
 };
 
 thread_local! {
@@ -71,7 +70,7 @@ pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
         ctx: o.ctx.c_ptr() as usize,
         context: &*o.ctx,
         destroying: o.addr().as_ptr() as usize,
-        events: &raw const o.events,
+        obj: o,
     };
     with(call, f)
 }
@@ -102,12 +101,12 @@ impl Frame {
     /// is destroying; false otherwise.
     #[inline]
     pub(crate) fn wait_acked(self, p: usize, reported: crate::context::EventCounts) -> bool {
-        if self.0.destroying != p || self.0.events.is_null() {
+        if self.0.destroying != p || self.0.obj.is_null() {
             return false;
         }
         // SAFETY: set by `destroying`, whose caller holds the record (a live
         // reference) until the plugin's op, which called us, returns.
-        unsafe { (*self.0.events).wait_acked(reported) };
+        unsafe { (*self.0.obj).wait_acked(reported) };
         true
     }
 }

@@ -455,7 +455,7 @@ fn wait_acked<C: crate::object::KindOf>(
         return;
     }
     if let Ok(o) = object::get::<C, Context>(p) {
-        o.events.wait_acked(reported);
+        o.wait_acked(reported);
     }
 }
 

@@ -8,11 +8,9 @@ use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::lock::SpinLock;
 use super::mmap::Mmap;
-use super::obj::cq::{CQS, CqInner, CqState, RESIZED, RxeCq, state};
+use super::obj::cq::{CQS, CqState, RxeCq, handle, state};
 use super::queue::ConsumerQueue;
 use super::wqe::CQE_SIZE;
 use crate::abi::*;
@@ -108,16 +106,7 @@ pub(super) fn create(ctx: &Arc<Context>, a: CqArgs) -> Result<New> {
     if let Some(ch) = &a.channel {
         ch.add_cq_ref();
     }
-    let st = CqState {
-        handle: made.cq_handle,
-        first: queue.index_words(),
-        first_kept: AtomicU32::new(0),
-        lock: SpinLock::new(CqInner {
-            queue,
-            cur: 0,
-            shown: false,
-        }),
-    };
+    let st = CqState::new(queue);
     Ok(slot.fill(RxeCq {
         c: UnsafeCell::new(c),
         st,
@@ -132,26 +121,22 @@ pub(super) fn resize(cq: &Obj, cqe: c_int) -> Result<()> {
     }
     let mut g = st.lock.lock();
     // From now on polls take the lock (the first ring goes stale).
-    st.first_kept.fetch_or(RESIZED, Ordering::Release);
+    st.resizing();
     let mut resp = rxe::ResizeCqResp::default();
     let uv = &cq.ctx.uverbs;
-    let n = uv.resize_cq(st.handle, cqe as u32, &[], resp.as_bytes_mut())?;
+    let n = uv.resize_cq(handle(cq)?, cqe as u32, &[], resp.as_bytes_mut())?;
     cq.update_c(|c: &mut ibv_cq| c.cqe = n as c_int);
     // The kernel has moved the pending completions into the new ring.
     let map = Mmap::map(uv.fd(), &resp.mi)?;
     let old = g.queue.remap(map, CQE_SIZE)?;
     // Keep the first ring mapped (lock-free readers may still look at it);
-    // later ones go now. Under the lock: the only writer.
-    if st.first_kept.load(Ordering::Relaxed) == RESIZED {
-        st.first_kept
-            .store(RESIZED | old.keep_mapped(), Ordering::Relaxed);
-    }
+    // later ones go now.
+    st.replaced(old);
     Ok(())
 }
 
 pub(super) fn destroy(cq: &Obj) -> Result<EventCounts> {
-    let st = state(cq)?;
-    let r = cq.ctx.uverbs.destroy_cq(st.handle)?;
+    let r = cq.ctx.uverbs.destroy_cq(handle(cq)?)?;
     // The channel the CQ was created with counted it (rdma-core reads
     // `cq->channel` too); a channel in use cannot go (EBUSY).
     let ch = cq.read_c(|c: &ibv_cq| c.channel);
@@ -167,9 +152,7 @@ pub(super) fn destroy(cq: &Obj) -> Result<EventCounts> {
 }
 
 pub(super) fn req_notify(cq: &Obj, solicited_only: bool) -> Result<()> {
-    cq.ctx
-        .uverbs
-        .req_notify_cq(state(cq)?.handle, solicited_only)
+    cq.ctx.uverbs.req_notify_cq(handle(cq)?, solicited_only)
 }
 
 fn set_poll_ops(c: &mut ibv_cq_ex, wc_flags: u64) {

@@ -129,8 +129,9 @@ fn lock_contended(cq: &Pinned<RxeCq>) -> Option<super::lock::Guard<'_, CqInner>>
 /// Publishes `cur`'s completion fields (`status`, `wr_id`) in the C struct;
 /// records whether there was one.
 fn show(cq: &RxeCq, inner: &mut CqInner) -> bool {
-    inner.shown = false;
-    let Some(slot) = inner.queue.slot(inner.cur) else {
+    let cur = inner.cur();
+    inner.set(cur, false);
+    let Some(slot) = inner.queue.slot(cur) else {
         return false;
     };
     let wr_id = u64::from_ne_bytes(slot[..8].try_into().expect("8 bytes"));
@@ -142,7 +143,7 @@ fn show(cq: &RxeCq, inner: &mut CqInner) -> bool {
         (*c).wr_id = wr_id;
         (*c).status = ibv_wc_status(status);
     }
-    inner.shown = true;
+    inner.set(cur, true);
     true
 }
 
@@ -165,7 +166,7 @@ pub unsafe extern "C" fn start_poll(cq: *mut ibv_cq_ex, _attr: *mut ibv_poll_cq_
     }
     // SAFETY: our batch, just opened; the reference ends in this call.
     let inner = unsafe { lock.batch() }.expect("batch just opened");
-    inner.cur = inner.queue.consumer_index();
+    inner.set(inner.queue.consumer_index(), false);
     if !show(&c, inner) {
         // SAFETY: `inner` is not used again.
         unsafe { lock.end() };
@@ -187,11 +188,11 @@ pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
     let Some(inner) = (unsafe { c.st.lock.batch() }) else {
         return libc::EINVAL;
     };
-    if inner.shown {
-        inner.cur = inner.queue.next_index(inner.cur);
+    if inner.shown() {
+        inner.set(inner.queue.next_index(inner.cur()), false);
     }
     if !show(&c, inner) {
-        let _ = inner.queue.publish_consumer(inner.cur);
+        let _ = inner.queue.publish_consumer(inner.cur());
         crate::entry::set_errno(crate::entry::Errno::ENOENT);
         return libc::ENOENT;
     }
@@ -210,12 +211,12 @@ pub unsafe extern "C" fn end_poll(cq: *mut ibv_cq_ex) {
     let Some(inner) = (unsafe { lock.batch() }) else {
         return;
     };
-    let next = match inner.shown {
-        true => inner.queue.next_index(inner.cur),
-        false => inner.cur,
+    let next = match inner.shown() {
+        true => inner.queue.next_index(inner.cur()),
+        false => inner.cur(),
     };
     let _ = inner.queue.publish_consumer(next);
-    inner.shown = false;
+    inner.set(inner.cur(), false);
     // SAFETY: `inner` is not used again.
     unsafe { lock.end() };
 }
@@ -226,10 +227,10 @@ fn read<T>(cq: *mut ibv_cq_ex, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
     let c = cq::pin(cq.cast::<ibv_cq>())?;
     // SAFETY: one reference for this call.
     let inner = unsafe { c.st.lock.batch() }?;
-    if !inner.shown {
+    if !inner.shown() {
         return None;
     }
-    inner.queue.slot(inner.cur).map(f)
+    inner.queue.slot(inner.cur()).map(f)
 }
 
 macro_rules! reader {

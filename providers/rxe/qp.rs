@@ -140,7 +140,7 @@ fn create_common(
     }
 
     let slot = QPS.vacant();
-    let cq_handle = |cq: &Obj| super::obj::cq::state(cq).map(|s| s.handle);
+    let cq_handle = super::obj::cq::handle;
     let srq_handle = match &srq {
         Some(s) => super::srq::state(s)?.handle,
         None => 0,

@@ -84,6 +84,16 @@ unsafe impl Send for IndexWords {}
 unsafe impl Sync for IndexWords {}
 
 impl IndexWords {
+    /// The words as a pointer (to keep them in an `AtomicPtr`).
+    pub(crate) fn as_ptr(self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+
+    /// The words `as_ptr` gave.
+    pub(crate) fn from_ptr(base: NonNull<u8>) -> IndexWords {
+        IndexWords { base }
+    }
+
     /// The word at `off` (a header index word, see the assertion above).
     ///
     /// # Safety

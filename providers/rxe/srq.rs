@@ -170,7 +170,7 @@ pub(super) fn create_ex(ctx: &Arc<Context>, attr: &mut ibv_srq_init_attr_ex) -> 
                 max_sge: attr.attr.max_sge,
                 srq_limit: attr.attr.srq_limit,
                 max_num_tags: attr.tm_cap.max_num_tags,
-                cq_handle: super::obj::cq::state(&cq)?.handle,
+                cq_handle: super::obj::cq::handle(&cq)?,
                 ..Default::default()
             };
             uv.create_xsrq(&req, &[], drv.as_bytes_mut())?

@@ -11,7 +11,7 @@ use super::{Kind, KindOf, Obj, Ref};
 use crate::abi::*;
 use crate::entry::{Errno, Result};
 use crate::object;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// Event counts of one object: completion events (CQs only) and async events.
@@ -21,16 +21,16 @@ pub(crate) struct EventCounts {
     pub async_: u32,
 }
 
-/// What has been acknowledged for an object, and whether a destroy is under way.
+/// The async events acknowledged for an object (a CQ's completion events
+/// are counted in its C struct's `comp_events_completed`, as in rdma-core,
+/// see [`Obj::ack_comp_events`]).
 ///
-/// Two atomic counters per object; the rare wait (a destroy that finds events
+/// One atomic counter per object; the rare wait (a destroy that finds events
 /// not yet acknowledged) goes through one lock and condition variable shared
 /// by all objects, so an object carries no mutex or condvar of its own.
 #[derive(Default)]
 pub(crate) struct Events {
-    comp: AtomicU32,
     async_: AtomicU32,
-    destroying: AtomicBool,
 }
 
 /// Destroys waiting for acknowledgements (any object's), and what they wait on.
@@ -38,76 +38,67 @@ static WAITERS: AtomicUsize = AtomicUsize::new(0);
 static WAIT_LOCK: Mutex<()> = Mutex::new(());
 static WAIT_CV: Condvar = Condvar::new();
 
+/// Wakes the destroys waiting for acknowledgements, if any, after a counter
+/// (SeqCst) went up.
+fn wake() {
+    // Pairs with `wait_for`: either its check sees our count, or we see it
+    // waiting and wake it under the lock it sleeps on.
+    if WAITERS.load(Ordering::SeqCst) != 0 {
+        drop(WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner()));
+        WAIT_CV.notify_all();
+    }
+}
+
+/// Adds `n` acknowledged completion events to a CQ's counter.
+pub(crate) fn ack_comp(counter: &AtomicU32, n: u32) {
+    counter.fetch_add(n, Ordering::SeqCst);
+    wake();
+}
+
+/// Blocks until `acked` is true.
+fn wait_for(acked: impl Fn() -> bool) {
+    if acked() {
+        return;
+    }
+    let mut g = WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    WAITERS.fetch_add(1, Ordering::SeqCst);
+    while !acked() {
+        g = WAIT_CV.wait(g).unwrap_or_else(|p| p.into_inner());
+    }
+    WAITERS.fetch_sub(1, Ordering::SeqCst);
+}
+
 impl Events {
-    /// Adds `n` to `counter`, then hands the total to `mirror` until it
-    /// stays put: of concurrent acknowledgements the last mirror call sees
-    /// the final total (the counter and `mirror`'s store are SeqCst).
-    fn ack(counter: &AtomicU32, n: u32, mirror: impl Fn(u32)) {
-        counter.fetch_add(n, Ordering::SeqCst);
-        let mut v = counter.load(Ordering::SeqCst);
+    /// Adds `n` acknowledged async events, then hands the total to `mirror`
+    /// (to store it, SeqCst, into the C struct) until it stays put: of
+    /// concurrent acknowledgements the last mirror call sees the final
+    /// total (the counter and `mirror`'s store are SeqCst).
+    pub(crate) fn ack_async(&self, n: u32, mirror: impl Fn(u32)) {
+        self.async_.fetch_add(n, Ordering::SeqCst);
+        let mut v = self.async_.load(Ordering::SeqCst);
         loop {
             mirror(v);
-            let now = counter.load(Ordering::SeqCst);
+            let now = self.async_.load(Ordering::SeqCst);
             if now == v {
                 break;
             }
             v = now;
         }
-        // Pairs with `wait_acked`: either its check sees our count, or we see
-        // it waiting and wake it under the lock it sleeps on.
-        if WAITERS.load(Ordering::SeqCst) != 0 {
-            drop(WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner()));
-            WAIT_CV.notify_all();
-        }
+        wake();
     }
 
-    /// Adds `n` acknowledged completion events; `mirror` gets the new total
-    /// (to store it, SeqCst, into the C struct).
-    pub(crate) fn ack_comp(&self, n: u32, mirror: impl Fn(u32)) {
-        Self::ack(&self.comp, n, mirror)
+    /// The async events acknowledged so far.
+    pub(crate) fn acked_async(&self) -> u32 {
+        self.async_.load(Ordering::SeqCst)
     }
 
-    /// Adds `n` acknowledged async events; as [`Events::ack_comp`].
-    pub(crate) fn ack_async(&self, n: u32, mirror: impl Fn(u32)) {
-        Self::ack(&self.async_, n, mirror)
-    }
-
-    pub(crate) fn acked(&self) -> EventCounts {
-        EventCounts {
-            comp: self.comp.load(Ordering::SeqCst),
-            async_: self.async_.load(Ordering::SeqCst),
-        }
-    }
-
-    fn covers(&self, reported: EventCounts) -> bool {
-        let a = self.acked();
-        a.comp >= reported.comp && a.async_ >= reported.async_
-    }
-
-    /// Blocks until at least `reported` events of each kind are acknowledged.
-    pub(crate) fn wait_acked(&self, reported: EventCounts) {
-        if self.covers(reported) {
-            return;
-        }
-        let mut g = WAIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        WAITERS.fetch_add(1, Ordering::SeqCst);
-        while !self.covers(reported) {
-            g = WAIT_CV.wait(g).unwrap_or_else(|p| p.into_inner());
-        }
-        WAITERS.fetch_sub(1, Ordering::SeqCst);
-    }
-
-    /// Claims the object for destruction: EINVAL if another destroy has it.
-    pub(crate) fn claim_destroy(&self) -> Result<()> {
-        if self.destroying.swap(true, Ordering::AcqRel) {
-            return Err(Errno::EINVAL);
-        }
-        Ok(())
-    }
-
-    /// Gives the claim back after a failed destroy.
-    pub(crate) fn release_destroy(&self) {
-        self.destroying.store(false, Ordering::Release);
+    /// Blocks until at least `reported` events of each kind are
+    /// acknowledged; `comp` reads the completion events' counter (called
+    /// only if `reported.comp` is not 0).
+    pub(crate) fn wait_acked(&self, reported: EventCounts, comp: impl Fn() -> u32) {
+        wait_for(|| {
+            self.acked_async() >= reported.async_ && (reported.comp == 0 || comp() >= reported.comp)
+        })
     }
 }
 
@@ -131,37 +122,66 @@ pub(crate) fn destroy<C: KindOf, O: Send + Sync + 'static>(
     kernel: impl FnOnce(&Obj<O>) -> Result<EventCounts>,
 ) -> Result<Ref<O>> {
     let obj = object::get::<C, O>(p)?;
-    obj.events.claim_destroy()?;
+    obj.claim_destroy()?;
     match kernel(&obj) {
         Ok(reported) => {
             obj.retire();
-            obj.events.wait_acked(reported);
+            obj.wait_acked(reported);
             if !object::unregister(&obj) {
                 return Err(Errno::EINVAL);
             }
             Ok(obj)
         }
         Err(e) => {
-            obj.events.release_destroy();
+            obj.release_destroy();
             Err(e)
         }
     }
 }
 
 impl<O> Obj<O> {
-    /// `ibv_ack_cq_events`.
-    pub(crate) fn ack_comp_events(&self, n: u32) {
+    /// Claims the object for destruction: EINVAL if another destroy has it.
+    pub(crate) fn claim_destroy(&self) -> Result<()> {
+        if self.destroying.swap(true, Ordering::AcqRel) {
+            return Err(Errno::EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Gives the claim back after a failed destroy.
+    pub(crate) fn release_destroy(&self) {
+        self.destroying.store(false, Ordering::Release);
+    }
+
+    /// A CQ's count of acknowledged completion events: its C struct's
+    /// `comp_events_completed`, which only the core writes (atomically).
+    fn comp_counter(&self) -> &AtomicU32 {
         let c = self.c::<ibv_cq>();
-        // SAFETY: a u32 field of the live CQ's C struct which the core owns.
-        self.events.ack_comp(n, |t| unsafe {
-            store_total(&raw mut (*c).comp_events_completed, t)
-        });
+        // SAFETY: an aligned u32 field of the live CQ's C struct (alive while
+        // the record is), which the core owns and only accesses atomically
+        // (C reads it unsynchronised, as with rdma-core).
+        unsafe { AtomicU32::from_ptr(&raw mut (*c).comp_events_completed) }
+    }
+
+    /// `ibv_ack_cq_events`: counted in the C struct, as rdma-core does.
+    pub(crate) fn ack_comp_events(&self, n: u32) {
+        ack_comp(self.comp_counter(), n);
+    }
+
+    /// Blocks until at least `reported` events of each kind are
+    /// acknowledged (completion events only for a CQ, whose C struct must
+    /// then still be alive: a hosted CQ's destroy reports none once its
+    /// plugin freed it).
+    pub(crate) fn wait_acked(&self, reported: EventCounts) {
+        debug_assert!(reported.comp == 0 || self.kind() == Kind::Cq);
+        self.events
+            .wait_acked(reported, || self.comp_counter().load(Ordering::SeqCst));
     }
 
     /// `ibv_ack_async_event` for a CQ, QP, SRQ or WQ event.
     pub(crate) fn ack_async_event(&self) {
         let p = self.addr().as_ptr();
-        // SAFETY: as in ack_comp_events, for the kind's events_completed.
+        // SAFETY: as in comp_counter, for the kind's events_completed.
         self.events.ack_async(1, |t| unsafe {
             match self.kind() {
                 Kind::Cq => store_total(&raw mut (*p.cast::<ibv_cq>()).async_events_completed, t),
@@ -204,20 +224,21 @@ mod tests {
     #[test]
     fn destroy_waits_for_acks() {
         let ev = Arc::new(Events::default());
-        assert!(ev.claim_destroy().is_ok());
-        assert_eq!(ev.claim_destroy(), Err(Errno::EINVAL));
-        ev.release_destroy();
-        assert!(ev.claim_destroy().is_ok());
-        let e2 = ev.clone();
+        let comp = Arc::new(AtomicU32::new(0));
+        let (e2, c2) = (ev.clone(), comp.clone());
         let t = std::thread::spawn(move || {
-            e2.ack_comp(2, |_| {});
+            ack_comp(&c2, 2);
             e2.ack_async(1, |_| {});
         });
-        ev.wait_acked(EventCounts { comp: 2, async_: 1 });
+        ev.wait_acked(EventCounts { comp: 2, async_: 1 }, || {
+            comp.load(Ordering::SeqCst)
+        });
         t.join().unwrap();
         let seen = AtomicU32::new(0);
-        ev.ack_comp(3, |t| seen.store(t, Ordering::SeqCst));
-        assert_eq!(seen.load(Ordering::SeqCst), 5);
-        assert_eq!(ev.acked(), EventCounts { comp: 5, async_: 1 });
+        ev.ack_async(3, |t| seen.store(t, Ordering::SeqCst));
+        assert_eq!(seen.load(Ordering::SeqCst), 4);
+        assert_eq!(ev.acked_async(), 4);
+        // No completion events reported: their counter is not read.
+        ev.wait_acked(EventCounts { comp: 0, async_: 4 }, || unreachable!());
     }
 }

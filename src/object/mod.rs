@@ -28,7 +28,8 @@
 //!   it: its [`Kind`], the C pointer (the head of the provider's object: a Rust
 //!   provider's `#[repr(C)]` slab object or a C provider's own struct), its
 //!   owning context (`obj.ctx`, whose `ops` the verbs dispatch to), the generic
-//!   bookkeeping ([`events::Events`]: event acknowledgements, destroy claim)
+//!   bookkeeping ([`events::Events`]: async event acknowledgements; the
+//!   destroy claim)
 //!   and the provider's ownership [`Token`].
 //! - A provider's create returns a [`New`] (C pointer + token, and the slot
 //!   for a slab object); the verbs layer wraps it with [`adopt`] (kind from
@@ -229,7 +230,7 @@ pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
 }
 
 /// Takes the object of kind `C::KIND` at `p` back from C when `can_go`
-/// agrees (the provider's destroy). The destroy claim ([`events::Events`]) makes
+/// agrees (the provider's destroy). The destroy claim ([`Obj::claim_destroy`]) makes
 /// two destroys of one object exclusive: the second gets EINVAL; a failed
 /// one leaves the object as it was. The object is released when the
 /// returned reference (and any a verb in flight holds) goes.
@@ -238,9 +239,9 @@ pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
     can_go: impl FnOnce(&Obj<O>) -> Result<()>,
 ) -> Result<Ref<O>> {
     let obj = get::<C, O>(p)?;
-    obj.events.claim_destroy()?;
+    obj.claim_destroy()?;
     if let Err(e) = can_go(&obj) {
-        obj.events.release_destroy();
+        obj.release_destroy();
         return Err(e);
     }
     if !unregister(&obj) {

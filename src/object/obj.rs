@@ -84,8 +84,9 @@ pub(crate) struct RecSpace(MaybeUninit<[u8; size_of::<Obj<()>>()]>);
 
 const _: () = assert!(align_of::<Obj<()>>() <= align_of::<RecSpace>());
 // The record's size is heap per slab object (issue #13's mem rows): a
-// context reference, two event counters and four flag bytes.
-const _: () = assert!(size_of::<RecSpace>() == 24);
+// context reference, the async event counter and four flag bytes (a CQ's
+// completion events are counted in its C struct, as in rdma-core).
+const _: () = assert!(size_of::<RecSpace>() == 16);
 
 /// Where a slab object's registry record lives: its slot's reference state
 /// (see [`super::rec`]) and the room for the record.
@@ -184,9 +185,11 @@ impl Drop for New {
 pub(crate) struct Obj<O> {
     /// The context the object belongs to (and whose ops it dispatches to).
     pub ctx: Arc<O>,
-    /// Events reported and acknowledged, and the destroy claim.
+    /// Async events acknowledged.
     pub events: Events,
     kind: Kind,
+    /// The destroy claim (see [`Obj::claim_destroy`]).
+    pub(super) destroying: AtomicBool,
     retired: AtomicBool,
     /// A hosted object's record: its slot's value is a [`Hosted`] (else
     /// the object itself).
@@ -233,6 +236,7 @@ impl<O> Obj<O> {
             kind,
             ctx,
             events: Events::default(),
+            destroying: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             hosted,
         }

@@ -121,7 +121,7 @@ fn register(ctx: std::sync::Arc<Context>, wq: std::ptr::NonNull<std::ffi::c_void
 /// registered (ibv_close_device took it already) has nothing to wait for.
 fn wait_and_forget<O: Send + Sync + 'static>(wq: *const ibv_wq, reported: u32) {
     if let Ok(o) = object::get::<ibv_wq, O>(wq) {
-        o.events.wait_acked(EventCounts {
+        o.wait_acked(EventCounts {
             comp: 0,
             async_: reported,
         });
