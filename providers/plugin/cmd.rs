@@ -252,7 +252,7 @@ unsafe fn query_device_into(
 ) -> Result<()> {
     use crate::uverbs::device::ExQueryDeviceResp;
     let size = attr_size.min(size_of::<ibv_device_attr_ex>());
-    let mut own = ExQueryDeviceResp::default();
+    let mut own;
     // The plugin's response buffer when it holds a whole aligned response
     // (its `struct ib_uverbs_ex_query_device_resp`, as rdma-core hands the
     // kernel): the kernel writes it directly, no copy afterwards.
@@ -272,6 +272,7 @@ unsafe fn query_device_into(
             &mut *p
         }
     } else {
+        own = ExQueryDeviceResp::default();
         &mut own
     };
     if size == size_of::<ibv_device_attr_ex>() {
@@ -295,8 +296,9 @@ unsafe fn query_device_into(
     } else if !resp.is_null() && !resp_size.is_null() {
         // SAFETY: the plugin's response buffer and its size.
         unsafe {
-            let n = (*resp_size).min(size_of_val(&own));
-            std::ptr::copy_nonoverlapping((&raw const own).cast::<u8>(), resp.cast::<u8>(), n);
+            let n = (*resp_size).min(size_of::<ExQueryDeviceResp>());
+            let own: *const ExQueryDeviceResp = r;
+            std::ptr::copy_nonoverlapping(own.cast::<u8>(), resp.cast::<u8>(), n);
             *resp_size = n;
         }
     }
@@ -603,11 +605,17 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
 
 /// The CREATE_QP request for `a` (the caller's CQs and SRQ checked).
 fn qp_req(a: &ibv_qp_init_attr, user_handle: u64, pd_handle: u32) -> Result<CreateQp> {
+    let send = handle_of(a.send_cq, Kind::Cq)?;
     Ok(CreateQp {
         user_handle,
         pd_handle,
-        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
-        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
+        send_cq_handle: send,
+        // Most QPs share one CQ: one lookup.
+        recv_cq_handle: if a.recv_cq == a.send_cq {
+            send
+        } else {
+            handle_of(a.recv_cq, Kind::Cq)?
+        },
         srq_handle: handle_of(a.srq, Kind::Srq)?,
         max_send_wr: a.cap.max_send_wr,
         max_recv_wr: a.cap.max_recv_wr,
