@@ -387,8 +387,10 @@ def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
           "kernel command and a second object lookup before the wait for event acks), the typed "
           "command layer both providers share (a legacy command goes as the INVOKE_WRITE ioctl, "
           "as rdma-core 44 sends it on kernels that have it, its core fields copied into our "
-          "struct and the response back), the generic attribute fill of query_device_ex and "
-          "its response's copy to the plugin, the context set-up (verbs_init_context's "
+          "struct and the response back; MODIFY_QP is built in place from the caller's own "
+          "attributes, which the plugin gets uncopied), the generic attribute fill of "
+          "query_device_ex (the kernel's response written straight into the plugin's "
+          "buffer), the context set-up (verbs_init_context's "
           "copy of the plugin's context into our layout, verbs_set_ops's table copy), and "
           "the entry checks.")
         w("")

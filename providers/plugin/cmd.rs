@@ -250,13 +250,37 @@ unsafe fn query_device_into(
     resp: *mut c_void,
     resp_size: *mut usize,
 ) -> Result<()> {
+    use crate::uverbs::device::ExQueryDeviceResp;
     let size = attr_size.min(size_of::<ibv_device_attr_ex>());
-    let r = if size == size_of::<ibv_device_attr_ex>() {
+    let mut own;
+    // The plugin's response buffer when it holds a whole aligned response
+    // (its `struct ib_uverbs_ex_query_device_resp`, as rdma-core hands the
+    // kernel): the kernel writes it directly, no copy afterwards.
+    // SAFETY: the plugin's response buffer and its size, as given.
+    let direct = unsafe {
+        !resp.is_null()
+            && !resp_size.is_null()
+            && *resp_size >= size_of::<ExQueryDeviceResp>()
+            && resp.cast::<ExQueryDeviceResp>().is_aligned()
+    };
+    let r = if direct {
+        let p = resp.cast::<ExQueryDeviceResp>();
+        // SAFETY: checked just above: a whole, aligned response of the
+        // plugin's, which any bytes are a valid value of; zeroed first.
+        unsafe {
+            p.write(ExQueryDeviceResp::default());
+            &mut *p
+        }
+    } else {
+        own = ExQueryDeviceResp::default();
+        &mut own
+    };
+    if size == size_of::<ibv_device_attr_ex>() {
         // The whole struct: filled in place, no copy.
-        generic::device::query_device_any(c, a, size)?
+        generic::device::query_device_any(c, a, size, r)?;
     } else {
         let mut full = generic::device::zeroed_attr_ex();
-        let r = generic::device::query_device_any(c, &mut full, size)?;
+        generic::device::query_device_any(c, &mut full, size, r)?;
         // SAFETY: `size` bytes of the caller's struct.
         unsafe {
             std::ptr::copy_nonoverlapping(
@@ -265,13 +289,16 @@ unsafe fn query_device_into(
                 size,
             )
         };
-        r
-    };
-    if !resp.is_null() && !resp_size.is_null() {
+    }
+    if direct {
+        // SAFETY: as above.
+        unsafe { *resp_size = size_of::<ExQueryDeviceResp>() };
+    } else if !resp.is_null() && !resp_size.is_null() {
         // SAFETY: the plugin's response buffer and its size.
         unsafe {
-            let n = (*resp_size).min(size_of_val(&r));
-            std::ptr::copy_nonoverlapping((&raw const r).cast::<u8>(), resp.cast::<u8>(), n);
+            let n = (*resp_size).min(size_of::<ExQueryDeviceResp>());
+            let own: *const ExQueryDeviceResp = r;
+            std::ptr::copy_nonoverlapping(own.cast::<u8>(), resp.cast::<u8>(), n);
             *resp_size = n;
         }
     }
@@ -578,11 +605,17 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
 
 /// The CREATE_QP request for `a` (the caller's CQs and SRQ checked).
 fn qp_req(a: &ibv_qp_init_attr, user_handle: u64, pd_handle: u32) -> Result<CreateQp> {
+    let send = handle_of(a.send_cq, Kind::Cq)?;
     Ok(CreateQp {
         user_handle,
         pd_handle,
-        send_cq_handle: handle_of(a.send_cq, Kind::Cq)?,
-        recv_cq_handle: handle_of(a.recv_cq, Kind::Cq)?,
+        send_cq_handle: send,
+        // Most QPs share one CQ: one lookup.
+        recv_cq_handle: if a.recv_cq == a.send_cq {
+            send
+        } else {
+            handle_of(a.recv_cq, Kind::Cq)?
+        },
         srq_handle: handle_of(a.srq, Kind::Srq)?,
         max_send_wr: a.cap.max_send_wr,
         max_recv_wr: a.cap.max_recv_wr,
@@ -653,7 +686,9 @@ pub(crate) unsafe fn modify_qp(
 ) -> Result<()> {
     // SAFETY: a live object of the plugin; the caller's attributes.
     let (ctx, h, a) = unsafe { parts(qp, attr)? };
-    let req = generic::qp_attr::modify_req(h, a, mask)?;
+    // Built in place (see modify_fill).
+    let mut req = crate::uverbs::qp::ModifyQp::default();
+    generic::qp_attr::modify_fill(&mut req, h, a, mask)?;
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
     with_uverbs(ctx, |u| u.modify_qp(&req, di))?;

@@ -282,13 +282,12 @@ impl ContextOps for Hosted {
         let qp = call::on(ctx, || unsafe { f(ctx.c_ptr(), attr) });
         self.made(qp)
     }
-    fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
-        let mut a = *attr;
+    fn modify_qp(&self, qp: &Obj, attr: &mut ibv_qp_attr, mask: c_int) -> Result<()> {
         // SAFETY: a live QP of this plugin.
         let f = self.op(|o| o.modify_qp)?;
-        // SAFETY: as above.
+        // SAFETY: as above; the caller's struct, as rdma-core hands it on.
         ret(call::on(&qp.ctx, || unsafe {
-            f(qp.c::<ibv_qp>(), &mut a, mask)
+            f(qp.c::<ibv_qp>(), attr, mask)
         }))
     }
     fn query_qp(

@@ -29,7 +29,8 @@ impl RxeContext {
 /// rxe's query_device: the generic query, with the firmware version printed
 /// as "major.minor.sub_minor".
 fn rxe_query_device(ctx: &Context, attr: &mut ibv_device_attr_ex, attr_size: usize) -> Result<()> {
-    let resp = generic::device::query_device_any(ctx, attr, attr_size)?;
+    let mut resp = Default::default();
+    generic::device::query_device_any(ctx, attr, attr_size, &mut resp)?;
     copy_c_str(
         &mut attr.orig_attr.fw_ver,
         fw_ver_triplet(resp.base.fw_ver).as_str(),
@@ -183,7 +184,7 @@ impl ContextOps for RxeContext {
     fn create_qp_ex(&self, ctx: &Arc<Context>, attr: &mut ibv_qp_init_attr_ex) -> Result<New> {
         qp::create_ex(ctx, attr)
     }
-    fn modify_qp(&self, q: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+    fn modify_qp(&self, q: &Obj, attr: &mut ibv_qp_attr, mask: c_int) -> Result<()> {
         qp::modify(q, attr, mask)
     }
     fn query_qp(

@@ -161,7 +161,9 @@ pub(crate) trait ContextOps: Send + Sync {
         Err(NO)
     }
     /// Modifies the QP in the kernel; the caller updates `qp->state`.
-    fn modify_qp(&self, qp: &Obj, attr: &ibv_qp_attr, mask: c_int) -> Result<()> {
+    /// `attr` is the caller's own struct (not const in verbs.h): a hosted
+    /// plugin gets it as rdma-core passes it, without a copy.
+    fn modify_qp(&self, qp: &Obj, attr: &mut ibv_qp_attr, mask: c_int) -> Result<()> {
         Err(NO)
     }
     fn query_qp(

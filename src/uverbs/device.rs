@@ -257,14 +257,16 @@ impl Uverbs {
         self.write::<QueryDeviceCmd>(&QueryDevice::default(), drv_in, drv_out)
     }
 
-    /// The extended device query; older kernels fill less, the rest reads as zero
+    /// The extended device query (EX_QUERY_DEVICE), into the caller's zeroed
+    /// `resp`; older kernels fill less, the rest reads as zero
     /// (`response_length` says how much was filled).
-    pub(crate) fn query_device_ex(
+    pub(crate) fn query_device_ex_into(
         &self,
         drv_in: &[u8],
         drv_out: &mut [u8],
-    ) -> Result<ExQueryDeviceResp> {
-        self.write_ex::<ExQueryDeviceCmd>(&ExQueryDevice::default(), drv_in, drv_out)
+        resp: &mut ExQueryDeviceResp,
+    ) -> Result<()> {
+        self.write_ex_into::<ExQueryDeviceCmd>(&ExQueryDevice::default(), drv_in, drv_out, resp)
     }
 
     /// Port attributes: the ioctl method (which adds `port_cap_flags2`), else write().

@@ -294,27 +294,43 @@ impl Uverbs {
         drv_in: &[u8],
         drv_out: &mut [u8],
     ) -> Result<C::Resp> {
-        let r = self.write_ex_inner::<C>(core, drv_in, drv_out);
+        let mut resp = C::Resp::zeroed();
+        let r = self.write_ex_inner::<C>(core, drv_in, drv_out, &mut resp);
+        self.trace_write(C::NAME, C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED, &r);
+        r.map(|()| resp)
+    }
+
+    /// As [`Uverbs::write_ex`], the response written into `resp`, which
+    /// the caller has zeroed: for a large response (EX_QUERY_DEVICE's 248
+    /// bytes), no copy of it on the way back.
+    pub(crate) fn write_ex_into<C: WriteExCmd>(
+        &self,
+        req: &C::Req,
+        drv_in: &[u8],
+        drv_out: &mut [u8],
+        resp: &mut C::Resp,
+    ) -> Result<()> {
+        let r = self.write_ex_inner::<C>(req.as_bytes(), drv_in, drv_out, resp);
         self.trace_write(C::NAME, C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED, &r);
         r
     }
 
+    /// `resp` is zeroed on entry: what the kernel leaves of it reads as zero.
     fn write_ex_inner<C: WriteExCmd>(
         &self,
         core: &[u8],
         drv_in: &[u8],
         drv_out: &mut [u8],
-    ) -> Result<C::Resp> {
+        resp: &mut C::Resp,
+    ) -> Result<()> {
         let core_out = size_of::<C::Resp>();
         let (hdr, ex) = ex_hdrs(C::CMD, core.len(), drv_in.len(), core_out, drv_out.len())?;
         if self.ioctl_write() {
-            let mut resp = C::Resp::zeroed();
             if !drv_out.is_empty() {
                 drv_out.fill(0);
             }
             let cmd = C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED;
-            self.invoke_write(cmd, core, drv_in, resp.as_bytes_mut(), drv_out)?;
-            return Ok(resp);
+            return self.invoke_write(cmd, core, drv_in, resp.as_bytes_mut(), drv_out);
         }
         let hlen = size_of::<CmdHdr>() + size_of::<ExCmdHdr>();
         with_buf(hlen + core.len() + drv_in.len(), |buf| {
@@ -322,11 +338,12 @@ impl Uverbs {
             buf[size_of::<CmdHdr>()..hlen].copy_from_slice(ex.as_bytes());
             buf[hlen..hlen + core.len()].copy_from_slice(core);
             buf[hlen + core.len()..].copy_from_slice(drv_in);
-            with_buf(core_out + drv_out.len(), |resp| {
+            with_buf(core_out + drv_out.len(), |r| {
                 // `ExCmdHdr::response` sits right after `CmdHdr`.
-                sys::write_cmd_resp(self.fd(), buf, size_of::<CmdHdr>(), resp)?;
-                drv_out.copy_from_slice(&resp[core_out..]);
-                Ok(C::Resp::from_prefix(&resp[..core_out]))
+                sys::write_cmd_resp(self.fd(), buf, size_of::<CmdHdr>(), r)?;
+                drv_out.copy_from_slice(&r[core_out..]);
+                *resp = C::Resp::from_prefix(&r[..core_out]);
+                Ok(())
             })
         })
     }

@@ -28,7 +28,7 @@ pub unsafe extern "C" fn ibv_modify_qp(
 ) -> c_int {
     let qp: ObjRef = object::get(qp)?;
     // SAFETY: the caller's attributes.
-    let attr = unsafe { arg_ref(attr)? };
+    let attr = unsafe { arg_mut(attr)? };
     qp.ctx.ops.modify_qp(&qp, attr, attr_mask)?;
     if attr_mask & IBV_QP_STATE as c_int != 0 {
         qp.update_c(|c: &mut ibv_qp| c.state = attr.qp_state);

@@ -12,32 +12,34 @@ use std::mem::offset_of;
 /// more than the base attributes (falling back to the base one on kernels
 /// without it), the base command otherwise. Fields the caller's size does not
 /// cover entirely, or that the kernel did not report, stay zero. `fw_ver` is
-/// left to the provider, which gets the raw response.
+/// left to the provider, which gets the raw response in `resp` (zeroed by
+/// the caller; written in place: returned, its 248 bytes were copied twice).
 pub(crate) fn query_device_any(
     ctx: &Context,
     attr: &mut ibv_device_attr_ex,
     attr_size: usize,
-) -> Result<ExQueryDeviceResp> {
+    resp: &mut ExQueryDeviceResp,
+) -> Result<()> {
     if attr_size < size_of::<ibv_device_attr>() {
         return Err(Errno::EINVAL);
     }
     *attr = zeroed_attr_ex();
     let mut base_only = attr_size == size_of::<ibv_device_attr>();
-    let mut resp = ExQueryDeviceResp::default();
     if !base_only {
-        match ctx.uverbs.query_device_ex(&[], &mut []) {
-            Ok(r) => resp = r,
+        match ctx.uverbs.query_device_ex_into(&[], &mut [], resp) {
+            Ok(()) => {}
             Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => base_only = true,
             Err(e) => return Err(e),
         }
     }
     if base_only {
+        *resp = ExQueryDeviceResp::default();
         resp.base = ctx.uverbs.query_device(&[], &mut [])?;
         resp.response_length = size_of::<QueryDeviceResp>() as u32;
     }
     fill_base(&mut attr.orig_attr, &resp.base);
-    fill_ex(attr, attr_size, &resp, || num_ports(ctx));
-    Ok(resp)
+    fill_ex(attr, attr_size, resp, || num_ports(ctx));
+    Ok(())
 }
 
 pub(crate) fn fill_base(a: &mut ibv_device_attr, r: &QueryDeviceResp) {
