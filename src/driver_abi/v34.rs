@@ -25,6 +25,21 @@ pub const SIZE_44: usize = 648;
 pub const GROWTH: usize = size_of::<crate::abi::verbs_context>() - SIZE_44;
 const _: () = assert!(size_of::<verbs_context>() == SIZE_44);
 
+/// A v34 context copied into our layout: its bytes from [`GROWTH`] on, the
+/// slots rdma-core 64 added (before them) zero.
+///
+/// # Safety
+/// `v` points to a readable v34 context.
+#[allow(unsafe_code)]
+unsafe fn copy_in(v: *const verbs_context) -> crate::abi::verbs_context {
+    // SAFETY: plain C data; all-zero is valid.
+    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
+    let tail = (&raw mut ours).cast::<u8>().wrapping_add(GROWTH);
+    // SAFETY: SIZE_44 bytes on both sides (the tail of ours, all of `v`).
+    unsafe { std::ptr::copy_nonoverlapping(v.cast::<u8>(), tail, SIZE_44) };
+    ours
+}
+
 /// Runs `f` on a copy of a v34 plugin's context in our layout (the slots
 /// rdma-core 64 added are zero there: `sz` tells 64-header callers they are
 /// absent) and writes the v34 part back.
@@ -36,11 +51,8 @@ pub unsafe fn with_ours<R>(
     v: *mut verbs_context,
     f: impl FnOnce(&mut crate::abi::verbs_context) -> R,
 ) -> R {
-    // SAFETY: plain C data; all-zero is valid.
-    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
-    let tail = (&raw mut ours).cast::<u8>().wrapping_add(GROWTH);
-    // SAFETY: SIZE_44 bytes on both sides (the tail of ours, all of `v`).
-    unsafe { std::ptr::copy_nonoverlapping(v.cast::<u8>(), tail, SIZE_44) };
+    // SAFETY: per the contract.
+    let mut ours = unsafe { copy_in(v) };
     let r = f(&mut ours);
     ours.sz = SIZE_44;
     let tail = (&raw const ours).cast::<u8>().wrapping_add(GROWTH);
@@ -62,11 +74,8 @@ pub unsafe fn update_ours<R>(
     v: *mut verbs_context,
     f: impl FnOnce(&mut crate::abi::verbs_context) -> R,
 ) -> R {
-    // SAFETY: plain C data; all-zero is valid.
-    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
-    let tail = (&raw mut ours).cast::<u8>().wrapping_add(GROWTH);
-    // SAFETY: SIZE_44 bytes on both sides (the tail of ours, all of `v`).
-    unsafe { std::ptr::copy_nonoverlapping(v.cast::<u8>(), tail, SIZE_44) };
+    // SAFETY: per the contract.
+    let mut ours = unsafe { copy_in(v) };
     let before = ours;
     let r = f(&mut ours);
     const W: usize = size_of::<usize>();
