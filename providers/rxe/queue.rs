@@ -186,14 +186,12 @@ impl Ring {
 
     #[inline(always)]
     fn producer(&self) -> &AtomicU32 {
-        // SAFETY: `self` owns the mapping (see `IndexWords::word`).
-        unsafe { self.words().word(queue_buf::PRODUCER_INDEX) }
+        self.geo().producer()
     }
 
     #[inline(always)]
     fn consumer(&self) -> &AtomicU32 {
-        // SAFETY: as in `producer`.
-        unsafe { self.words().word(queue_buf::CONSUMER_INDEX) }
+        self.geo().consumer()
     }
 
     #[inline(always)]
@@ -209,15 +207,12 @@ impl Ring {
     /// Elements from `from` up to (excluding) `to`, modulo the ring.
     #[inline(always)]
     fn distance(&self, from: u32, to: u32) -> u32 {
-        to.wrapping_sub(from) & self.mask
+        self.geo().distance(from, to)
     }
 
     #[inline(always)]
     fn slot_ptr(&self, index: u32) -> *mut u8 {
-        let off = ((index & self.mask) as usize) << self.log2_elem_size;
-        // Inside the slot array: the index is masked and `new` checked that
-        // `mask + 1` slots fit in the mapping after `DATA`.
-        self.base.as_ptr().wrapping_add(queue_buf::DATA + off)
+        self.geo().slot_ptr(index)
     }
 
     fn slot(&self, index: u32) -> &[u8] {
@@ -270,10 +265,17 @@ impl<'a> Geo<'a> {
         unsafe { IndexWords { base: self.base }.word(queue_buf::CONSUMER_INDEX) }
     }
 
-    /// As `Ring::slot_ptr`.
+    /// Elements from `from` up to (excluding) `to`, modulo the ring.
+    #[inline(always)]
+    fn distance(self, from: u32, to: u32) -> u32 {
+        to.wrapping_sub(from) & self.mask
+    }
+
     #[inline(always)]
     fn slot_ptr(self, index: u32) -> *mut u8 {
         let off = ((index & self.mask) as usize) << self.log2_elem_size;
+        // Inside the slot array: the index is masked and `Ring::new` checked
+        // that `mask + 1` slots fit in the mapping after `DATA`.
         self.base.as_ptr().wrapping_add(queue_buf::DATA + off)
     }
 }
@@ -647,7 +649,7 @@ impl ConsumerQueue {
         let cons = g.consumer().load(Ordering::Relaxed) & g.mask;
         // Acquire: the kernel's completions before its index are visible.
         let prod = g.producer().load(Ordering::Acquire) & g.mask;
-        let n = prod.wrapping_sub(cons) & g.mask;
+        let n = g.distance(cons, prod);
         match n.min(max) {
             0 => 0,
             1 => {
