@@ -30,7 +30,8 @@ pub(crate) trait ContextOps: Send + Sync {
         Err(NO)
     }
     /// `attr_size`: how much of `ibv_device_attr_ex` the caller has; fields
-    /// beyond it stay zero.
+    /// beyond it stay zero. The op zeroes `attr` first (as rdma-core's
+    /// ibv_cmd_query_device_any): its caller does not.
     fn query_device_ex(
         &self,
         ctx: &Context,

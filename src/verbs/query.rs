@@ -26,8 +26,8 @@ pub unsafe extern "C" fn ibv_query_device(
 }
 
 /// Fills the first `attr_size` bytes of a caller's `ibv_device_attr_ex`, as
-/// the verbs_context slot does: everything zeroed first (also on failure),
-/// then what the caller's size covers.
+/// the verbs_context slot does: everything zeroed (also on failure), then
+/// what the caller's size covers.
 ///
 /// # Safety
 /// A non-NULL `out` must have `attr_size` writable bytes.
@@ -43,11 +43,16 @@ pub(crate) unsafe fn query_device_ex_into(
     if out.is_null() || attr_size < size_of::<ibv_device_attr>() {
         return Err(Errno::EINVAL);
     }
-    // SAFETY: the caller gives attr_size writable bytes at out.
-    unsafe { std::ptr::write_bytes(out.cast::<u8>(), 0, attr_size) };
-    if attr_size >= size_of::<ibv_device_attr_ex>() {
-        // SAFETY: the whole struct is there, zeroed (a valid value), and the
-        // caller lends it for this call.
+    let full_size = size_of::<ibv_device_attr_ex>();
+    if attr_size >= full_size {
+        // Only what lies beyond our struct is zeroed here: the op zeroes the
+        // struct itself before filling it (generic::device::query_device_any,
+        // ibv_cmd_query_device_any's for a plugin), and query_device_ex_full
+        // on failure; zeroing it here as well was a second ~400-byte memset.
+        // SAFETY: the caller gives attr_size writable bytes at out.
+        unsafe { std::ptr::write_bytes(out.cast::<u8>().add(full_size), 0, attr_size - full_size) };
+        // SAFETY: the whole struct is there, plain C data any bytes are a
+        // valid value of, and the caller lends it for this call.
         let attr = unsafe { &mut *out };
         return query_device_ex_full(ctx, attr, attr_size);
     }
@@ -59,7 +64,7 @@ pub(crate) unsafe fn query_device_ex_into(
     r
 }
 
-/// The provider's extended query into a zeroed `attr`, else its base one.
+/// The provider's extended query (which zeroes `attr` first), else its base one.
 /// On failure `attr` is all zero again.
 fn query_device_ex_full(ctx: &Context, attr: &mut ibv_device_attr_ex, size: usize) -> Result<()> {
     let r = match ctx.ops.query_device_ex(ctx, attr, size) {
