@@ -107,33 +107,41 @@ fn main() {
     compile_c(&manifest, &out);
 }
 
-/// The C-variadic entry points (`__verbs_log`): stable Rust cannot define
-/// them, so a few lines of C, built with the system compiler (`$CC`, else
-/// `cc`) into a static archive linked whole into the library.
+/// What stable Rust cannot express, in a few lines of C built with the
+/// system compiler (`$CC`, else `cc`) into a static archive linked whole
+/// into the library: the C-variadic entry points (`__verbs_log`), and the
+/// hosted-call frame as an initial-exec thread-local.
 fn compile_c(manifest: &std::path::Path, out: &std::path::Path) {
     use std::process::Command;
-    let src = manifest.join("src/verbs/driver_log.c");
-    println!("cargo:rerun-if-changed={}", src.display());
     println!("cargo:rerun-if-env-changed=CC");
-    let obj = out.join("driver_log.o");
     let lib = out.join("libibverbs_c.a");
     let cc = env::var("CC").unwrap_or_else(|_| "cc".into());
-    let ok = Command::new(&cc)
-        .args(["-c", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
-        .arg(&obj)
-        .arg(&src)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "{cc} failed on {}", src.display());
+    let mut objs = Vec::new();
+    for (src, name) in [
+        ("src/verbs/driver_log.c", "driver_log.o"),
+        ("providers/plugin/call_slot.c", "call_slot.o"),
+    ] {
+        let src = manifest.join(src);
+        println!("cargo:rerun-if-changed={}", src.display());
+        let obj = out.join(name);
+        let ok = Command::new(&cc)
+            .args(["-c", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "{cc} failed on {}", src.display());
+        objs.push(obj);
+    }
     let _ = fs::remove_file(&lib);
     let ar = env::var("AR").unwrap_or_else(|_| "ar".into());
     let ok = Command::new(&ar)
         .arg("crs")
         .arg(&lib)
-        .arg(&obj)
+        .args(&objs)
         .status()
         .is_ok_and(|s| s.success());
-    assert!(ok, "{ar} failed on {}", obj.display());
+    assert!(ok, "{ar} failed on {}", lib.display());
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static:+whole-archive=ibverbs_c");
 }

@@ -9,10 +9,11 @@
 use crate::abi::ibv_context;
 use crate::context::{Context, Obj};
 use crate::object::CObject;
-use std::cell::Cell;
 use std::ptr::NonNull;
 
+/// The frame's four words, as call_slot.c declares them (all zero: [`NONE`]).
 #[derive(Clone, Copy)]
+#[repr(C)]
 struct Call {
     /// The `ibv_context` address the plugin sees (0: no call).
     ctx: usize,
@@ -29,26 +30,42 @@ const NONE: Call = Call {
     obj: std::ptr::null(),
 };
 
-thread_local! {
-    static CALL: Cell<Call> = const { Cell::new(NONE) };
+unsafe extern "C" {
+    /// This thread's frame (providers/plugin/call_slot.c: an initial-exec
+    /// thread-local, where thread_local! here would cost a __tls_get_addr
+    /// call per access).
+    fn ibverbs_c_call_slot() -> *mut [usize; 4];
+}
+
+const _: () = assert!(size_of::<Call>() == size_of::<[usize; 4]>());
+
+/// This thread's frame slot. Only ever read and written whole, by value,
+/// through this pointer (no reference into it is kept): the plugin's
+/// `ibv_cmd_*` read it while a verb's [`with`] has it set.
+#[inline]
+fn slot() -> *mut Call {
+    // SAFETY: no arguments; returns this thread's slot, valid and aligned
+    // for the thread's life.
+    unsafe { ibverbs_c_call_slot() }.cast()
 }
 
 /// Puts the previous frame back, also when the op unwinds.
-struct Restore<'a>(&'a Cell<Call>, Call);
+struct Restore(*mut Call, Call);
 
-impl Drop for Restore<'_> {
+impl Drop for Restore {
     fn drop(&mut self) {
-        self.0.set(self.1);
+        // SAFETY: this thread's slot (see [`slot`]).
+        unsafe { self.0.write(self.1) };
     }
 }
 
-/// Runs `f` with `call` as this thread's frame (one thread-local access).
+/// Runs `f` with `call` as this thread's frame (one slot look-up).
 #[inline]
 fn with<R>(call: Call, f: impl FnOnce() -> R) -> R {
-    CALL.with(|c| {
-        let _r = Restore(c, c.replace(call));
-        f()
-    })
+    let s = slot();
+    // SAFETY: this thread's slot (see [`slot`]).
+    let _r = Restore(s, unsafe { s.replace(call) });
+    f()
 }
 
 /// Runs the plugin's op `f` for a verb on `ctx` (which the caller holds
@@ -79,10 +96,11 @@ pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
 #[derive(Clone, Copy)]
 pub(crate) struct Frame(Call);
 
-/// The frame now (one thread-local access).
+/// The frame now (one slot look-up).
 #[inline]
 pub(crate) fn current() -> Frame {
-    Frame(CALL.get())
+    // SAFETY: this thread's slot (see [`slot`]).
+    Frame(unsafe { slot().read() })
 }
 
 impl Frame {
