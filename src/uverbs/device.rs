@@ -5,6 +5,7 @@ use std::os::fd::OwnedFd;
 use super::fallback::{Fallback, Verb};
 use super::ids::*;
 use super::ioctl::IoctlCmd;
+use super::pod::Pod;
 use super::{Uverbs, sys};
 use crate::entry::Result;
 
@@ -266,7 +267,12 @@ impl Uverbs {
         drv_out: &mut [u8],
         resp: &mut ExQueryDeviceResp,
     ) -> Result<()> {
-        self.write_ex_into::<ExQueryDeviceCmd>(&ExQueryDevice::default(), drv_in, drv_out, resp)
+        self.write_ex_into::<ExQueryDeviceCmd>(
+            ExQueryDevice::default().as_bytes(),
+            drv_in,
+            drv_out,
+            resp,
+        )
     }
 
     /// Port attributes: the ioctl method (which adds `port_cap_flags2`), else write().

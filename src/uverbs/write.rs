@@ -295,22 +295,21 @@ impl Uverbs {
         drv_out: &mut [u8],
     ) -> Result<C::Resp> {
         let mut resp = C::Resp::zeroed();
-        let r = self.write_ex_inner::<C>(core, drv_in, drv_out, &mut resp);
-        self.trace_write(C::NAME, C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED, &r);
-        r.map(|()| resp)
+        self.write_ex_into::<C>(core, drv_in, drv_out, &mut resp)
+            .map(|()| resp)
     }
 
-    /// As [`Uverbs::write_ex`], the response written into `resp`, which
-    /// the caller has zeroed: for a large response (EX_QUERY_DEVICE's 248
-    /// bytes), no copy of it on the way back.
+    /// As [`Uverbs::write_ex_core`], the response written into `resp`,
+    /// which the caller has zeroed: for a large response (EX_QUERY_DEVICE's
+    /// 248 bytes), no copy of it on the way back.
     pub(crate) fn write_ex_into<C: WriteExCmd>(
         &self,
-        req: &C::Req,
+        core: &[u8],
         drv_in: &[u8],
         drv_out: &mut [u8],
         resp: &mut C::Resp,
     ) -> Result<()> {
-        let r = self.write_ex_inner::<C>(req.as_bytes(), drv_in, drv_out, resp);
+        let r = self.write_ex_inner::<C>(core, drv_in, drv_out, resp);
         self.trace_write(C::NAME, C::CMD | IB_USER_VERBS_CMD_FLAG_EXTENDED, &r);
         r
     }
