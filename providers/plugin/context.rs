@@ -16,7 +16,7 @@ use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use v34::verbs_context as VerbsContext44;
 
 /// `verbs_context.context.abi_compat` of an extended context.
@@ -235,7 +235,8 @@ pub(crate) unsafe fn set_async_fd(
 /// verbs_init_context: takes over `cmd_fd` (closed on failure).
 ///
 /// # Safety
-/// `vctx` points to a writable verbs_context inside the plugin's allocation.
+/// `vctx` points to a writable verbs_context inside the plugin's allocation
+/// (all of it is written: its earlier content does not matter).
 pub(crate) unsafe fn init_context(
     vctx: *mut VerbsContext44,
     device: *mut ibv_device,
@@ -249,16 +250,26 @@ pub(crate) unsafe fn init_context(
     if vctx.is_null() {
         return Err(Errno::EINVAL);
     }
-    // SAFETY: per this function's contract.
-    let v = unsafe { &mut *vctx };
+    // Every slot a dummy, `sz`, `abi_compat`, no async fd: the same bytes
+    // for every context, made once and copied in whole.
+    static IMAGE: OnceLock<[u8; v34::SIZE_44]> = OnceLock::new();
+    let img = IMAGE.get_or_init(|| {
+        v34::image_of(|o| {
+            crate::context::dummy::fill_verbs_context(o);
+            o.context.async_fd = -1;
+            o.context.abi_compat = ABI_IS_EXTENDED;
+        })
+    });
+    // SAFETY: per this function's contract (the plugin's context, being
+    // set up by us alone).
+    let v = unsafe {
+        std::ptr::copy_nonoverlapping(img.as_ptr(), vctx.cast::<u8>(), v34::SIZE_44);
+        &mut *vctx
+    };
     v.context.device = device;
     v.context.cmd_fd = cmd_fd;
-    v.context.async_fd = -1;
     // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
     unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
-    v.context.abi_compat = ABI_IS_EXTENDED;
-    // SAFETY: the plugin's context, being set up by us alone.
-    unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
     let p = Arc::new(Priv::new(
         driver_id,
         dev,
@@ -266,10 +277,15 @@ pub(crate) unsafe fn init_context(
     ));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
-    // SAFETY: as above.
-    unsafe { v34::with_ours(vctx, |o| o.r#priv = pr) };
-    // SAFETY: as above.
-    let v = unsafe { &mut *vctx };
+    // SAFETY: as above; `priv` is in the v34 part.
+    unsafe {
+        let at = slot_at(
+            vctx.cast(),
+            std::mem::offset_of!(verbs_context, r#priv),
+            |v| &v.r#priv,
+        );
+        at.write(pr);
+    }
     let key = &raw mut v.context as usize;
     let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
     g.retain(|(a, _)| *a != key);
@@ -362,8 +378,9 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
     // SAFETY: per this function's contract; writers hold `pending`'s lock.
     unsafe {
         v34::update_ours(vctx, |v| {
-            put_op_slots((&raw mut *v).cast::<u8>().add(v34::GROWTH), ops);
-            set_lib_ops(v);
+            let v34 = (&raw mut *v).cast::<u8>().add(v34::GROWTH);
+            put_op_slots(v34, ops);
+            set_lib_ops(v34);
         })
     };
     Ok(())
@@ -412,26 +429,60 @@ unsafe fn put_op_slots(v34: *mut u8, ops: &verbs_context_ops) {
 }
 
 /// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
-/// the registry to the plugin's private ops.
-fn set_lib_ops(v: &mut verbs_context) {
-    // The data path stays the plugin's own: verbs.h's inline functions call
-    // these slots directly, so whatever our library puts there for its own
-    // providers is undone for a plugin.
-    let o = v.context.ops;
-    crate::context::fill_lib_slots(v);
-    let n = &mut v.context.ops;
-    (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) =
-        (o.poll_cq, o.req_notify_cq, o.post_send, o.post_recv);
-    (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) =
-        (o.post_srq_recv, o.alloc_mw, o.dealloc_mw, o.bind_mw);
-    v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
-        // SAFETY: rdma-core stores these as untyped function pointers.
-        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+/// the registry to the plugin's private ops. Written straight into the v34
+/// context at `v34`, from the words the verbs layer's filler sets (made
+/// once: its slots are constants).
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context` (pointer-aligned); no other thread
+/// writes its slots meanwhile.
+unsafe fn set_lib_ops(v34: *mut u8) {
+    static LIB: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+    let words = LIB.get_or_init(|| {
+        v34::words_of(|v| {
+            crate::context::fill_lib_slots(v);
+            // The data path stays the plugin's own: verbs.h's inline
+            // functions call these slots directly, so whatever our library
+            // puts there for its own providers is left out for a plugin.
+            let n = &mut v.context.ops;
+            (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) = (None, None, None, None);
+            (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) = (None, None, None, None);
+        })
     });
-    v.ABI_placeholder2 = v.ibv_destroy_flow.map(|f| {
-        // SAFETY: as above.
-        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
-    });
+    // SAFETY: per this function's contract: slots of the v34 part, each
+    // one aligned word; rdma-core stores the flow ops in the placeholders
+    // as untyped function pointers.
+    unsafe {
+        v34::put_words(v34, words);
+        let cf = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ibv_create_flow),
+            |v| &v.ibv_create_flow,
+        );
+        let df = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ibv_destroy_flow),
+            |v| &v.ibv_destroy_flow,
+        );
+        let p1 = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ABI_placeholder1),
+            |v| &v.ABI_placeholder1,
+        );
+        let p2 = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ABI_placeholder2),
+            |v| &v.ABI_placeholder2,
+        );
+        p1.write_volatile(
+            cf.read()
+                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
+        );
+        p2.write_volatile(
+            df.read()
+                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
+        );
+    }
 }
 
 /// verbs_open_device for a hosted device: the plugin allocates the context
@@ -462,7 +513,7 @@ pub(crate) fn open(
         e => e,
     })?;
     // SAFETY: the plugin returned its initialised context, ours until published.
-    unsafe { v34::with_ours(vctx.as_ptr(), set_lib_ops) };
+    unsafe { set_lib_ops(vctx.as_ptr().cast()) };
     // SAFETY: as above; only the address is computed.
     let ctx_ptr = unsafe { &raw mut (*vctx.as_ptr()).context };
     let p = priv_of(ctx_ptr)?;

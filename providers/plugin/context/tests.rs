@@ -126,7 +126,7 @@ fn set_ops_after_open() {
     }
     // SAFETY: as above.
     unsafe {
-        v34::with_ours(vctx, set_lib_ops);
+        set_lib_ops(vctx.cast());
         (*vctx).context.cmd_fd = 7;
     }
     // SAFETY: as above.
