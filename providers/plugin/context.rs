@@ -495,11 +495,7 @@ pub(crate) fn open(
     vdev: NonNull<verbs_device>,
     private_data: *mut c_void,
 ) -> Result<Arc<Context>> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&dev.sysfs.dev_path)?;
-    let fd = std::os::fd::IntoRawFd::into_raw_fd(f);
+    let fd = std::os::fd::IntoRawFd::into_raw_fd(dev.open_uverbs()?);
     // SAFETY: the plugin's ops and device, both alive for good.
     let (alloc, ibdev) = unsafe {
         let v = vdev.as_ptr();
