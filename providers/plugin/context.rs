@@ -26,7 +26,6 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 /// `verbs_ex_private`): the plugin's full op table, and the fds until the
 /// context is opened, when our [`Context`] takes them over.
 pub(crate) struct Priv {
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
     /// The plugin's op table while it sets its context up: verbs_set_ops
     /// merges into it (under `pending`'s lock) until the context is opened,
@@ -40,7 +39,7 @@ pub(crate) struct Priv {
     /// slot-by-slot update allows.
     current: AtomicPtr<verbs_context_ops>,
     pending: Mutex<Pending>,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    /// Keeps the device while the context lives.
     pub device: Arc<Device>,
     /// Our Context once opened. The plugin's kernel commands reach its fds
     /// through this, never through the object registry: some verbs call the
@@ -57,18 +56,25 @@ pub(crate) struct Priv {
 unsafe impl Sync for Priv {}
 
 impl Priv {
-    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Priv {
-        Priv {
-            driver_id,
-            setup: UnsafeCell::new(verbs_context_ops::default()),
-            current: AtomicPtr::new(std::ptr::null_mut()),
-            pending: Mutex::new(Pending {
+    /// Built in its `Arc`'s allocation, field by field: made on the stack
+    /// and moved in, its op table would cost a copy of some 700 bytes.
+    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Arc<Priv> {
+        let mut a = Arc::<Priv>::new_uninit();
+        let p = Arc::get_mut(&mut a).expect("not shared yet").as_mut_ptr();
+        // SAFETY: every field of the fresh allocation written once; the
+        // op table all-zero, which is all None (`Option<fn>`'s niche).
+        unsafe {
+            (&raw mut (*p).driver_id).write(driver_id);
+            (&raw mut (*p).setup).write_bytes(0, 1);
+            (&raw mut (*p).current).write(AtomicPtr::new(std::ptr::null_mut()));
+            (&raw mut (*p).pending).write(Mutex::new(Pending {
                 uverbs,
                 ..Pending::default()
-            }),
-            device,
-            opened: std::sync::OnceLock::new(),
-            live: AtomicUsize::new(0),
+            }));
+            (&raw mut (*p).device).write(device);
+            (&raw mut (*p).opened).write(std::sync::OnceLock::new());
+            (&raw mut (*p).live).write(AtomicUsize::new(0));
+            a.assume_init()
         }
     }
 
@@ -270,11 +276,7 @@ pub(crate) unsafe fn init_context(
     v.context.cmd_fd = cmd_fd;
     // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
     unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
-    let p = Arc::new(Priv::new(
-        driver_id,
-        dev,
-        Some(Uverbs::from_fd(fd, driver_id)),
-    ));
+    let p = Priv::new(driver_id, dev, Some(Uverbs::from_fd(fd, driver_id)));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
     // SAFETY: as above; `priv` is in the v34 part.
