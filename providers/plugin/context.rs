@@ -30,7 +30,9 @@ pub(crate) struct Priv {
     /// The plugin's op table while it sets its context up: verbs_set_ops
     /// merges into it (under `pending`'s lock) until the context is opened,
     /// when `current` starts pointing to it and it no longer changes.
-    setup: UnsafeCell<verbs_context_ops>,
+    /// Uninitialised until the first verbs_set_ops (`pending.set`) or the
+    /// seal, whichever comes first: no table is zeroed only to be copied over.
+    setup: UnsafeCell<std::mem::MaybeUninit<verbs_context_ops>>,
     /// The op table every verb reads, without a lock, once the context is
     /// opened (NULL before). A later verbs_set_ops (rdma-core accepts one)
     /// publishes a merged copy here; the tables it replaces stay in
@@ -44,10 +46,22 @@ pub(crate) struct Priv {
     /// Our Context once opened. The plugin's kernel commands reach its fds
     /// through this, never through the object registry: some verbs call the
     /// plugin while holding the registry's lock (destroys checked under it).
-    opened: std::sync::OnceLock<std::sync::Weak<Context>>,
+    /// A `Weak::into_raw` once set (NULL before); set once, dropped with
+    /// `self`. Not a OnceLock: its set costs a call into std's Once.
+    opened: AtomicPtr<Context>,
     /// Objects made through our verbs (and WQs) less those destroyed
     /// through them: close looks for leftovers only when some may be left.
     live: AtomicUsize,
+}
+
+impl Drop for Priv {
+    fn drop(&mut self) {
+        let w = *self.opened.get_mut();
+        if !w.is_null() {
+            // SAFETY: the Weak::into_raw of set_opened, given back once.
+            drop(unsafe { std::sync::Weak::from_raw(w) });
+        }
+    }
 }
 
 // SAFETY: `setup` is written only before `current` is set, under
@@ -61,18 +75,17 @@ impl Priv {
     fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Arc<Priv> {
         let mut a = Arc::<Priv>::new_uninit();
         let p = Arc::get_mut(&mut a).expect("not shared yet").as_mut_ptr();
-        // SAFETY: every field of the fresh allocation written once; the
-        // op table all-zero, which is all None (`Option<fn>`'s niche).
+        // SAFETY: every field of the fresh allocation written once but
+        // `setup`, which may stay uninitialised (a MaybeUninit).
         unsafe {
             (&raw mut (*p).driver_id).write(driver_id);
-            (&raw mut (*p).setup).write_bytes(0, 1);
             (&raw mut (*p).current).write(AtomicPtr::new(std::ptr::null_mut()));
             (&raw mut (*p).pending).write(Mutex::new(Pending {
                 uverbs,
                 ..Pending::default()
             }));
             (&raw mut (*p).device).write(device);
-            (&raw mut (*p).opened).write(std::sync::OnceLock::new());
+            (&raw mut (*p).opened).write(AtomicPtr::new(std::ptr::null_mut()));
             (&raw mut (*p).live).write(AtomicUsize::new(0));
             a.assume_init()
         }
@@ -92,8 +105,39 @@ impl Priv {
     /// Ends the set-up: from now on the verbs read the op table without a
     /// lock (the opened context is handed to them after this).
     fn seal(&self) {
-        let _g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        self.current.store(self.setup.get(), Ordering::Release);
+        let mut g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if !std::mem::replace(&mut g.set, true) {
+            // SAFETY: not sealed yet: no reader; writers hold the lock.
+            unsafe { &mut *self.setup.get() }.write(verbs_context_ops::default());
+        }
+        self.current
+            .store(self.setup.get().cast(), Ordering::Release);
+    }
+
+    /// Records our Context once opened (once: later calls do nothing).
+    fn set_opened(&self, ctx: &Arc<Context>) {
+        let w = std::sync::Weak::into_raw(Arc::downgrade(ctx)).cast_mut();
+        let null = std::ptr::null_mut();
+        if self
+            .opened
+            .compare_exchange(null, w, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // SAFETY: from into_raw just above, not stored.
+            drop(unsafe { std::sync::Weak::from_raw(w) });
+        }
+    }
+
+    /// Our Context, once opened and while it lives.
+    fn opened(&self) -> Option<Arc<Context>> {
+        let w = self.opened.load(Ordering::Acquire);
+        if w.is_null() {
+            return None;
+        }
+        // SAFETY: a Weak::into_raw kept until `self` drops; borrowed here,
+        // not consumed.
+        let w = std::mem::ManuallyDrop::new(unsafe { std::sync::Weak::from_raw(w) });
+        w.upgrade()
     }
 
     pub(crate) fn count_object(&self) {
@@ -123,8 +167,9 @@ struct Pending {
     /// `Priv::current`).
     #[expect(clippy::vec_box, reason = "a published table must not move")]
     tables: Vec<Box<verbs_context_ops>>,
-    /// Whether verbs_set_ops has filled `Priv::setup` yet (the first call
-    /// copies the plugin's table whole: nothing to merge with).
+    /// Whether `Priv::setup` is initialised: by the first verbs_set_ops
+    /// (which copies the plugin's table whole: nothing to merge with), or
+    /// by the seal (an all-NULL table, for a plugin that set none).
     set: bool,
 }
 
@@ -216,7 +261,7 @@ pub(crate) fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
 }
 
 fn opened(p: &Priv) -> Option<Arc<Context>> {
-    p.opened.get().and_then(std::sync::Weak::upgrade)
+    p.opened()
 }
 
 /// ibv_cmd_get_context's result: the async fd goes to the pending context.
@@ -361,9 +406,10 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
         // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
         let t = unsafe { &mut *p.setup.get() };
         if std::mem::replace(&mut g.set, true) {
-            t.merge(ops);
+            // SAFETY: `set`: written whole by an earlier call.
+            unsafe { t.assume_init_mut() }.merge(ops);
         } else {
-            *t = *ops;
+            t.write(*ops);
         }
         drop(g);
         // SAFETY: per this function's contract (set-up: ours alone).
@@ -528,7 +574,7 @@ pub(crate) fn open(
     p.seal();
     let ops = Box::new(super::ops::Hosted { p: p.clone() });
     let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
-    let _ = p.opened.set(Arc::downgrade(&ctx));
+    p.set_opened(&ctx);
     Ok(ctx)
 }
 
