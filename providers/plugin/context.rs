@@ -16,7 +16,7 @@ use std::ffi::{c_int, c_void};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use v34::verbs_context as VerbsContext44;
 
 /// `verbs_context.context.abi_compat` of an extended context.
@@ -26,12 +26,13 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 /// `verbs_ex_private`): the plugin's full op table, and the fds until the
 /// context is opened, when our [`Context`] takes them over.
 pub(crate) struct Priv {
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub driver_id: u32,
     /// The plugin's op table while it sets its context up: verbs_set_ops
     /// merges into it (under `pending`'s lock) until the context is opened,
     /// when `current` starts pointing to it and it no longer changes.
-    setup: UnsafeCell<verbs_context_ops>,
+    /// Uninitialised until the first verbs_set_ops (`pending.set`) or the
+    /// seal, whichever comes first: no table is zeroed only to be copied over.
+    setup: UnsafeCell<std::mem::MaybeUninit<verbs_context_ops>>,
     /// The op table every verb reads, without a lock, once the context is
     /// opened (NULL before). A later verbs_set_ops (rdma-core accepts one)
     /// publishes a merged copy here; the tables it replaces stay in
@@ -40,15 +41,27 @@ pub(crate) struct Priv {
     /// slot-by-slot update allows.
     current: AtomicPtr<verbs_context_ops>,
     pending: Mutex<Pending>,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
+    /// Keeps the device while the context lives.
     pub device: Arc<Device>,
     /// Our Context once opened. The plugin's kernel commands reach its fds
     /// through this, never through the object registry: some verbs call the
     /// plugin while holding the registry's lock (destroys checked under it).
-    opened: std::sync::OnceLock<std::sync::Weak<Context>>,
+    /// A `Weak::into_raw` once set (NULL before); set once, dropped with
+    /// `self`. Not a OnceLock: its set costs a call into std's Once.
+    opened: AtomicPtr<Context>,
     /// Objects made through our verbs (and WQs) less those destroyed
     /// through them: close looks for leftovers only when some may be left.
     live: AtomicUsize,
+}
+
+impl Drop for Priv {
+    fn drop(&mut self) {
+        let w = *self.opened.get_mut();
+        if !w.is_null() {
+            // SAFETY: the Weak::into_raw of set_opened, given back once.
+            drop(unsafe { std::sync::Weak::from_raw(w) });
+        }
+    }
 }
 
 // SAFETY: `setup` is written only before `current` is set, under
@@ -57,18 +70,24 @@ pub(crate) struct Priv {
 unsafe impl Sync for Priv {}
 
 impl Priv {
-    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Priv {
-        Priv {
-            driver_id,
-            setup: UnsafeCell::new(verbs_context_ops::default()),
-            current: AtomicPtr::new(std::ptr::null_mut()),
-            pending: Mutex::new(Pending {
+    /// Built in its `Arc`'s allocation, field by field: made on the stack
+    /// and moved in, its op table would cost a copy of some 700 bytes.
+    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Arc<Priv> {
+        let mut a = Arc::<Priv>::new_uninit();
+        let p = Arc::get_mut(&mut a).expect("not shared yet").as_mut_ptr();
+        // SAFETY: every field of the fresh allocation written once but
+        // `setup`, which may stay uninitialised (a MaybeUninit).
+        unsafe {
+            (&raw mut (*p).driver_id).write(driver_id);
+            (&raw mut (*p).current).write(AtomicPtr::new(std::ptr::null_mut()));
+            (&raw mut (*p).pending).write(Mutex::new(Pending {
                 uverbs,
                 ..Pending::default()
-            }),
-            device,
-            opened: std::sync::OnceLock::new(),
-            live: AtomicUsize::new(0),
+            }));
+            (&raw mut (*p).device).write(device);
+            (&raw mut (*p).opened).write(AtomicPtr::new(std::ptr::null_mut()));
+            (&raw mut (*p).live).write(AtomicUsize::new(0));
+            a.assume_init()
         }
     }
 
@@ -86,8 +105,39 @@ impl Priv {
     /// Ends the set-up: from now on the verbs read the op table without a
     /// lock (the opened context is handed to them after this).
     fn seal(&self) {
-        let _g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        self.current.store(self.setup.get(), Ordering::Release);
+        let mut g = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if !std::mem::replace(&mut g.set, true) {
+            // SAFETY: not sealed yet: no reader; writers hold the lock.
+            unsafe { &mut *self.setup.get() }.write(verbs_context_ops::default());
+        }
+        self.current
+            .store(self.setup.get().cast(), Ordering::Release);
+    }
+
+    /// Records our Context once opened (once: later calls do nothing).
+    fn set_opened(&self, ctx: &Arc<Context>) {
+        let w = std::sync::Weak::into_raw(Arc::downgrade(ctx)).cast_mut();
+        let null = std::ptr::null_mut();
+        if self
+            .opened
+            .compare_exchange(null, w, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // SAFETY: from into_raw just above, not stored.
+            drop(unsafe { std::sync::Weak::from_raw(w) });
+        }
+    }
+
+    /// Our Context, once opened and while it lives.
+    fn opened(&self) -> Option<Arc<Context>> {
+        let w = self.opened.load(Ordering::Acquire);
+        if w.is_null() {
+            return None;
+        }
+        // SAFETY: a Weak::into_raw kept until `self` drops; borrowed here,
+        // not consumed.
+        let w = std::mem::ManuallyDrop::new(unsafe { std::sync::Weak::from_raw(w) });
+        w.upgrade()
     }
 
     pub(crate) fn count_object(&self) {
@@ -117,8 +167,9 @@ struct Pending {
     /// `Priv::current`).
     #[expect(clippy::vec_box, reason = "a published table must not move")]
     tables: Vec<Box<verbs_context_ops>>,
-    /// Whether verbs_set_ops has filled `Priv::setup` yet (the first call
-    /// copies the plugin's table whole: nothing to merge with).
+    /// Whether `Priv::setup` is initialised: by the first verbs_set_ops
+    /// (which copies the plugin's table whole: nothing to merge with), or
+    /// by the seal (an all-NULL table, for a plugin that set none).
     set: bool,
 }
 
@@ -210,7 +261,7 @@ pub(crate) fn context_of(ctx: *const ibv_context) -> Result<Arc<Context>> {
 }
 
 fn opened(p: &Priv) -> Option<Arc<Context>> {
-    p.opened.get().and_then(std::sync::Weak::upgrade)
+    p.opened()
 }
 
 /// ibv_cmd_get_context's result: the async fd goes to the pending context.
@@ -235,7 +286,8 @@ pub(crate) unsafe fn set_async_fd(
 /// verbs_init_context: takes over `cmd_fd` (closed on failure).
 ///
 /// # Safety
-/// `vctx` points to a writable verbs_context inside the plugin's allocation.
+/// `vctx` points to a writable verbs_context inside the plugin's allocation
+/// (all of it is written: its earlier content does not matter).
 pub(crate) unsafe fn init_context(
     vctx: *mut VerbsContext44,
     device: *mut ibv_device,
@@ -249,27 +301,38 @@ pub(crate) unsafe fn init_context(
     if vctx.is_null() {
         return Err(Errno::EINVAL);
     }
-    // SAFETY: per this function's contract.
-    let v = unsafe { &mut *vctx };
+    // Every slot a dummy, `sz`, `abi_compat`, no async fd: the same bytes
+    // for every context, made once and copied in whole.
+    static IMAGE: OnceLock<[u8; v34::SIZE_44]> = OnceLock::new();
+    let img = IMAGE.get_or_init(|| {
+        v34::image_of(|o| {
+            crate::context::dummy::fill_verbs_context(o);
+            o.context.async_fd = -1;
+            o.context.abi_compat = ABI_IS_EXTENDED;
+        })
+    });
+    // SAFETY: per this function's contract (the plugin's context, being
+    // set up by us alone).
+    let v = unsafe {
+        std::ptr::copy_nonoverlapping(img.as_ptr(), vctx.cast::<u8>(), v34::SIZE_44);
+        &mut *vctx
+    };
     v.context.device = device;
     v.context.cmd_fd = cmd_fd;
-    v.context.async_fd = -1;
     // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
     unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
-    v.context.abi_compat = ABI_IS_EXTENDED;
-    // SAFETY: the plugin's context, being set up by us alone.
-    unsafe { v34::with_ours(vctx, crate::context::dummy::fill_verbs_context) };
-    let p = Arc::new(Priv::new(
-        driver_id,
-        dev,
-        Some(Uverbs::from_fd(fd, driver_id)),
-    ));
+    let p = Priv::new(driver_id, dev, Some(Uverbs::from_fd(fd, driver_id)));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
-    // SAFETY: as above.
-    unsafe { v34::with_ours(vctx, |o| o.r#priv = pr) };
-    // SAFETY: as above.
-    let v = unsafe { &mut *vctx };
+    // SAFETY: as above; `priv` is in the v34 part.
+    unsafe {
+        let at = slot_at(
+            vctx.cast(),
+            std::mem::offset_of!(verbs_context, r#priv),
+            |v| &v.r#priv,
+        );
+        at.write(pr);
+    }
     let key = &raw mut v.context as usize;
     let mut g = HOSTED.write().unwrap_or_else(|p| p.into_inner());
     g.retain(|(a, _)| *a != key);
@@ -343,9 +406,10 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
         // SAFETY: not sealed: no reader yet; writers hold `pending`'s lock.
         let t = unsafe { &mut *p.setup.get() };
         if std::mem::replace(&mut g.set, true) {
-            t.merge(ops);
+            // SAFETY: `set`: written whole by an earlier call.
+            unsafe { t.assume_init_mut() }.merge(ops);
         } else {
-            *t = *ops;
+            t.write(*ops);
         }
         drop(g);
         // SAFETY: per this function's contract (set-up: ours alone).
@@ -362,8 +426,9 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
     // SAFETY: per this function's contract; writers hold `pending`'s lock.
     unsafe {
         v34::update_ours(vctx, |v| {
-            put_op_slots((&raw mut *v).cast::<u8>().add(v34::GROWTH), ops);
-            set_lib_ops(v);
+            let v34 = (&raw mut *v).cast::<u8>().add(v34::GROWTH);
+            put_op_slots(v34, ops);
+            set_lib_ops(v34);
         })
     };
     Ok(())
@@ -412,26 +477,60 @@ unsafe fn put_op_slots(v34: *mut u8, ops: &verbs_context_ops) {
 }
 
 /// The library's own slots (rdma-core's set_lib_ops): ours dispatch through
-/// the registry to the plugin's private ops.
-fn set_lib_ops(v: &mut verbs_context) {
-    // The data path stays the plugin's own: verbs.h's inline functions call
-    // these slots directly, so whatever our library puts there for its own
-    // providers is undone for a plugin.
-    let o = v.context.ops;
-    crate::context::fill_lib_slots(v);
-    let n = &mut v.context.ops;
-    (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) =
-        (o.poll_cq, o.req_notify_cq, o.post_send, o.post_recv);
-    (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) =
-        (o.post_srq_recv, o.alloc_mw, o.dealloc_mw, o.bind_mw);
-    v.ABI_placeholder1 = v.ibv_create_flow.map(|f| {
-        // SAFETY: rdma-core stores these as untyped function pointers.
-        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
+/// the registry to the plugin's private ops. Written straight into the v34
+/// context at `v34`, from the words the verbs layer's filler sets (made
+/// once: its slots are constants).
+///
+/// # Safety
+/// `v34` points to a v34 `verbs_context` (pointer-aligned); no other thread
+/// writes its slots meanwhile.
+unsafe fn set_lib_ops(v34: *mut u8) {
+    static LIB: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+    let words = LIB.get_or_init(|| {
+        v34::words_of(|v| {
+            crate::context::fill_lib_slots(v);
+            // The data path stays the plugin's own: verbs.h's inline
+            // functions call these slots directly, so whatever our library
+            // puts there for its own providers is left out for a plugin.
+            let n = &mut v.context.ops;
+            (n.poll_cq, n.req_notify_cq, n.post_send, n.post_recv) = (None, None, None, None);
+            (n.post_srq_recv, n.alloc_mw, n.dealloc_mw, n.bind_mw) = (None, None, None, None);
+        })
     });
-    v.ABI_placeholder2 = v.ibv_destroy_flow.map(|f| {
-        // SAFETY: as above.
-        unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) }
-    });
+    // SAFETY: per this function's contract: slots of the v34 part, each
+    // one aligned word; rdma-core stores the flow ops in the placeholders
+    // as untyped function pointers.
+    unsafe {
+        v34::put_words(v34, words);
+        let cf = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ibv_create_flow),
+            |v| &v.ibv_create_flow,
+        );
+        let df = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ibv_destroy_flow),
+            |v| &v.ibv_destroy_flow,
+        );
+        let p1 = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ABI_placeholder1),
+            |v| &v.ABI_placeholder1,
+        );
+        let p2 = slot_at(
+            v34,
+            std::mem::offset_of!(verbs_context, ABI_placeholder2),
+            |v| &v.ABI_placeholder2,
+        );
+        p1.write_volatile(
+            cf.read()
+                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
+        );
+        p2.write_volatile(
+            df.read()
+                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
+        );
+    }
 }
 
 /// verbs_open_device for a hosted device: the plugin allocates the context
@@ -444,11 +543,7 @@ pub(crate) fn open(
     vdev: NonNull<verbs_device>,
     private_data: *mut c_void,
 ) -> Result<Arc<Context>> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&dev.sysfs.dev_path)?;
-    let fd = std::os::fd::IntoRawFd::into_raw_fd(f);
+    let fd = std::os::fd::IntoRawFd::into_raw_fd(dev.open_uverbs()?);
     // SAFETY: the plugin's ops and device, both alive for good.
     let (alloc, ibdev) = unsafe {
         let v = vdev.as_ptr();
@@ -462,7 +557,7 @@ pub(crate) fn open(
         e => e,
     })?;
     // SAFETY: the plugin returned its initialised context, ours until published.
-    unsafe { v34::with_ours(vctx.as_ptr(), set_lib_ops) };
+    unsafe { set_lib_ops(vctx.as_ptr().cast()) };
     // SAFETY: as above; only the address is computed.
     let ctx_ptr = unsafe { &raw mut (*vctx.as_ptr()).context };
     let p = priv_of(ctx_ptr)?;
@@ -479,7 +574,7 @@ pub(crate) fn open(
     p.seal();
     let ops = Box::new(super::ops::Hosted { p: p.clone() });
     let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
-    let _ = p.opened.set(Arc::downgrade(&ctx));
+    p.set_opened(&ctx);
     Ok(ctx)
 }
 

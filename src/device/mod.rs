@@ -20,6 +20,8 @@ pub(crate) struct Device {
     c: UnsafeCell<ibv_device>,
     driver_ops: *const std::ffi::c_void,
     pub sysfs: SysfsDevice,
+    /// `sysfs.dev_path` as a C string, made once: every open is one open(2).
+    dev_path_c: std::ffi::CString,
     /// The port count netlink reports (0: none), read once when first needed.
     pub num_ports: std::sync::OnceLock<u32>,
     /// A hosted plugin's device: the `ibv_device` at the head of the
@@ -85,6 +87,12 @@ impl Device {
         Device {
             c: UnsafeCell::new(Self::c_fields(&sysfs)),
             driver_ops: std::ptr::null(),
+            dev_path_c: {
+                use std::os::unix::ffi::OsStrExt;
+                // A path read from the filesystem has no NUL; an empty one
+                // fails to open (ENOENT).
+                std::ffi::CString::new(sysfs.dev_path.as_os_str().as_bytes()).unwrap_or_default()
+            },
             sysfs,
             num_ports: std::sync::OnceLock::new(),
             hosted: None,
@@ -97,6 +105,18 @@ impl Device {
         Device {
             hosted: Some(c),
             ..Self::new(sysfs)
+        }
+    }
+
+    /// Opens the uverbs char device read-write and close-on-exec, as
+    /// rdma-core does: a fresh command fd.
+    pub(crate) fn open_uverbs(&self) -> crate::entry::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: a NUL-terminated path; the fd returned is ours alone.
+        match unsafe { libc::open(self.dev_path_c.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) } {
+            -1 => Err(crate::entry::Errno::last()),
+            // SAFETY: as above.
+            fd => Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }),
         }
     }
 
@@ -133,5 +153,36 @@ mod tests {
         assert_eq!(a, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
         copy_c_str(&mut a, "x");
         assert_eq!(&a[..2], &[b'x' as c_char, 0]);
+    }
+
+    /// The uverbs path opens read-write; a missing one is the open's errno.
+    #[test]
+    fn open_uverbs_opens_the_dev_path() {
+        let dev = |p: &str| {
+            Device::new(SysfsDevice {
+                uverbs_name: "uverbs9".into(),
+                uverbs_path: "/nonexistent/uverbs9".into(),
+                ibdev_name: "fake0".into(),
+                ibdev_path: "/nonexistent/fake0".into(),
+                dev_path: p.into(),
+                cdev: (231, 9),
+                abi_ver: 1,
+                node_type: 1,
+                node_guid: None,
+                sys_image_guid: None,
+                fw_ver: None,
+                modalias: None,
+                driver: None,
+                time_created: None,
+            })
+        };
+        let fd = dev("/dev/null").open_uverbs().expect("opens");
+        // SAFETY: a plain fcntl on our fd.
+        let fl = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&fd), libc::F_GETFL) };
+        assert_eq!(fl & libc::O_ACCMODE, libc::O_RDWR);
+        assert_eq!(
+            dev("/nonexistent/uverbs9").open_uverbs().err(),
+            Some(crate::entry::Errno(libc::ENOENT))
+        );
     }
 }

@@ -40,6 +40,61 @@ unsafe fn copy_in(v: *const verbs_context) -> crate::abi::verbs_context {
     ours
 }
 
+/// The bytes of a v34 context that `fill` makes of an all-zero one of our
+/// layout (with `sz` set): an image written into a fresh plugin context in
+/// one copy, where [`with_ours`] would copy the context in and out.
+#[allow(unsafe_code)]
+pub fn image_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> [u8; SIZE_44] {
+    // SAFETY: plain C data; all-zero is valid.
+    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
+    fill(&mut ours);
+    ours.sz = SIZE_44;
+    let mut img = [0u8; SIZE_44];
+    // SAFETY: SIZE_44 bytes from GROWTH on: the tail of `ours`.
+    unsafe {
+        let tail = (&raw const ours).cast::<u8>().add(GROWTH);
+        std::ptr::copy_nonoverlapping(tail, img.as_mut_ptr(), SIZE_44);
+    }
+    img
+}
+
+/// The pointer-sized words of the v34 part that `fill` sets (non-zero) on
+/// an all-zero context of our layout, as (offset in the v34 struct, value):
+/// a filler of constant slots, to be written straight into a plugin's
+/// context with [`put_words`].
+#[allow(unsafe_code)]
+pub fn words_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> Vec<(usize, usize)> {
+    const W: usize = size_of::<usize>();
+    // SAFETY: plain C data; all-zero is valid.
+    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
+    fill(&mut ours);
+    let tail = (&raw const ours).cast::<u8>().wrapping_add(GROWTH);
+    (0..SIZE_44 / W)
+        .map(|i| i * W)
+        .filter_map(|off| {
+            // SAFETY: a word inside the tail of `ours` (read unaligned:
+            // nothing here needs GROWTH to keep it aligned).
+            let w = unsafe { tail.add(off).cast::<usize>().read_unaligned() };
+            (w != 0).then_some((off, w))
+        })
+        .collect()
+}
+
+/// Writes `words` (from [`words_of`]) into the v34 context at `v34`, each
+/// as one store: other threads may read those slots meanwhile.
+///
+/// # Safety
+/// `v34` points to a v34 context (pointer-aligned); no other thread writes
+/// these words meanwhile.
+#[allow(unsafe_code)]
+#[inline]
+pub unsafe fn put_words(v34: *mut u8, words: &[(usize, usize)]) {
+    for &(off, w) in words {
+        // SAFETY: an aligned word inside the v34 struct (per `words_of`).
+        unsafe { v34.add(off).cast::<usize>().write_volatile(w) };
+    }
+}
+
 /// Runs `f` on a copy of a v34 plugin's context in our layout (the slots
 /// rdma-core 64 added are zero there: `sz` tells 64-header callers they are
 /// absent) and writes the v34 part back.

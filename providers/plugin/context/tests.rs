@@ -100,7 +100,7 @@ fn set_ops_after_open() {
     // SAFETY: our context, alive for good.
     let key = unsafe { &raw mut (*vctx).context } as usize;
     let (dev, _) = fake_device();
-    let p = Arc::new(Priv::new(1, dev, None));
+    let p = Priv::new(1, dev, None);
     HOSTED
         .write()
         .unwrap_or_else(|p| p.into_inner())
@@ -126,7 +126,7 @@ fn set_ops_after_open() {
     }
     // SAFETY: as above.
     unsafe {
-        v34::with_ours(vctx, set_lib_ops);
+        set_lib_ops(vctx.cast());
         (*vctx).context.cmd_fd = 7;
     }
     // SAFETY: as above.

@@ -92,3 +92,33 @@ fn layouts_match_rdma_core_44() {
     );
     assert!(facts.len() > 180);
 }
+
+/// A filler's image and its words put into a zeroed v34 context both give
+/// what running it on a copy in our layout ([`with_ours`]) gives.
+#[test]
+#[allow(unsafe_code)]
+fn image_and_words_match_with_ours() {
+    let fill = |o: &mut crate::abi::verbs_context| {
+        crate::context::dummy::fill_verbs_context(o);
+        o.context.async_fd = -1;
+    };
+    // SAFETY: plain C data; all-zero is valid.
+    let mut want: verbs_context = unsafe { std::mem::zeroed() };
+    // SAFETY: our own context.
+    unsafe { with_ours(&mut want, fill) };
+    let bytes = |v: &verbs_context| {
+        // SAFETY: plain C data of SIZE_44 bytes.
+        unsafe { std::slice::from_raw_parts((v as *const verbs_context).cast::<u8>(), SIZE_44) }
+            .to_vec()
+    };
+    assert_eq!(image_of(fill).to_vec(), bytes(&want));
+    // SAFETY: as above.
+    let mut got: verbs_context = unsafe { std::mem::zeroed() };
+    let words = words_of(fill);
+    assert!(words.len() > 40, "every dummy slot and the fd");
+    // SAFETY: our own context.
+    unsafe { put_words((&raw mut got).cast(), &words) };
+    got.head[SIZE_44 - size_of::<crate::abi::ibv_context>() - 8..]
+        .copy_from_slice(&SIZE_44.to_ne_bytes());
+    assert_eq!(bytes(&got), bytes(&want));
+}
