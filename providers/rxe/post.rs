@@ -11,12 +11,13 @@
 
 use std::ffi::c_int;
 
-use super::obj::qp::{self, QpState, SqInner};
+use super::obj::qp::{self, QpState, RxeQp, SqInner};
 use super::queue::Batch;
 use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
 use crate::abi::*;
 use crate::context::generic::{mr, mw};
 use crate::entry::{Errno, Result};
+use crate::object::slab::Pinned;
 
 /// rxe's largest SGE count (`RXE_MAX_SGE`); inline gather lists longer than
 /// this are refused (they exceed any QP's `max_send_sge` anyway).
@@ -385,26 +386,8 @@ unsafe fn post_recv_list(
     while !wr.is_null() {
         // SAFETY: a WR of the caller's list (verbs contract).
         let w = unsafe { &*wr };
-        let r = if q.full() {
-            Err(Errno::ENOMEM)
-        } else {
-            // A negative count, sign-extended, is huge as u64: EINVAL as
-            // in rdma-core.
-            let n = w.num_sge as i64 as u64;
-            match n > u64::from(max_sge) {
-                true => Err(Errno::EINVAL),
-                // SAFETY: the WR's gather list (verbs contract).
-                false => unsafe { sges(w.sg_list, n as usize) },
-            }
-            .and_then(|list| {
-                let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-                wqe::write_recv_parts(h, tail, w.wr_id, list)?;
-                // Not full: checked above.
-                q.commit_checked();
-                Ok(())
-            })
-        };
-        if let Err(e) = r {
+        // SAFETY: as above, for its gather list.
+        if let Err(e) = unsafe { recv_one(&mut q, max_sge, w) } {
             // SAFETY: non-NULL per this function's contract.
             unsafe { *bad = wr };
             return e.0;
@@ -412,6 +395,50 @@ unsafe fn post_recv_list(
         wr = w.next;
     }
     0
+}
+
+/// One receive WR into the batch: a full ring is ENOMEM before a bad WR
+/// is EINVAL (as rdma-core's rxe).
+///
+/// # Safety
+/// `w`'s gather list is as the verbs contract says.
+#[inline(always)]
+unsafe fn recv_one(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()> {
+    if q.full() {
+        return Err(Errno::ENOMEM);
+    }
+    // A negative count, sign-extended, is huge as u64: EINVAL as in
+    // rdma-core.
+    let n = w.num_sge as i64 as u64;
+    if n > u64::from(max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the WR's gather list (verbs contract).
+    let list = unsafe { sges(w.sg_list, n as usize)? };
+    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    // Not full: checked above.
+    q.commit_checked();
+    Ok(())
+}
+
+/// `post_recv` past its single-WR uncontended case: the list under the
+/// lock, waited for (out of line, so that the common case's frame holds
+/// no list loop; `q` is moved in, so the call is the caller's last).
+///
+/// # Safety
+/// As `post_recv_list`.
+#[inline(never)]
+unsafe fn post_recv_slow(
+    q: Pinned<RxeQp>,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    let Some(rq) = &q.st.rq else {
+        return libc::EINVAL;
+    };
+    // SAFETY: per this function's contract.
+    unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad) }
 }
 
 #[entry(value(libc::EIO))]
@@ -439,8 +466,25 @@ pub unsafe extern "C" fn post_recv(
     if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
         return libc::EINVAL;
     }
+    // One WR and a free lock (the common case): in this frame, with no
+    // loop and no call.
+    // SAFETY: a WR of the caller's list (verbs contract).
+    let w = unsafe { &*wr };
+    if w.next.is_null()
+        && let Some(mut g) = rq.queue.try_lock()
+    {
+        // SAFETY: the WR's gather list (verbs contract).
+        return match unsafe { recv_one(&mut g.batch(), u32::from(rq.max_sge), w) } {
+            Ok(()) => 0,
+            Err(e) => {
+                // SAFETY: the caller's out pointer, checked non-NULL.
+                unsafe { *bad_wr = wr };
+                e.0
+            }
+        };
+    }
     // SAFETY: the caller's list; bad_wr checked.
-    unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad_wr) }
+    unsafe { post_recv_slow(q, wr, bad_wr) }
 }
 
 #[entry(value(libc::EIO))]
