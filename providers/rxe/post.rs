@@ -422,9 +422,37 @@ unsafe fn recv_one(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()> {
     Ok(())
 }
 
-/// `post_recv` past its single-WR uncontended case: the list under the
-/// lock, waited for (out of line, so that the common case's frame holds
-/// no list loop; `q` is moved in, so the call is the caller's last).
+/// `recv_one` for a WR of at most one SGE (the caller checked): its list's
+/// length is known to be 0 or 1, so the copy has no loop.
+///
+/// # Safety
+/// As `recv_one`.
+#[inline(always)]
+unsafe fn recv_short(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()> {
+    debug_assert!((w.num_sge as u32) <= 1);
+    if q.full() {
+        return Err(Errno::ENOMEM);
+    }
+    let one = w.num_sge != 0;
+    if u32::from(one) > max_sge {
+        return Err(Errno::EINVAL);
+    }
+    let list = match one {
+        // SAFETY: the WR's gather list of one entry (verbs contract).
+        true => unsafe { sges(w.sg_list, 1)? },
+        false => &[],
+    };
+    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    // Not full: checked above.
+    q.commit_checked();
+    Ok(())
+}
+
+/// `post_recv` past its short uncontended case (one WR of at most one
+/// SGE): the list under the lock, waited for (out of line, so that the
+/// common case's frame holds no list loop; `q` is moved in, so the call is
+/// the caller's last).
 ///
 /// # Safety
 /// As `post_recv_list`.
@@ -466,15 +494,17 @@ pub unsafe extern "C" fn post_recv(
     if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
         return libc::EINVAL;
     }
-    // One WR and a free lock (the common case): in this frame, with no
-    // loop and no call.
+    // One WR of at most one SGE and a free lock (the common case): in this
+    // frame, with no loop and no call (so few registers that it saves
+    // only three).
     // SAFETY: a WR of the caller's list (verbs contract).
     let w = unsafe { &*wr };
     if w.next.is_null()
+        && (w.num_sge as u32) <= 1
         && let Some(mut g) = rq.queue.try_lock()
     {
         // SAFETY: the WR's gather list (verbs contract).
-        return match unsafe { recv_one(&mut g.batch(), u32::from(rq.max_sge), w) } {
+        return match unsafe { recv_short(&mut g.batch(), u32::from(rq.max_sge), w) } {
             Ok(()) => 0,
             Err(e) => {
                 // SAFETY: the caller's out pointer, checked non-NULL.
