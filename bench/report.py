@@ -119,44 +119,47 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "129 against rdma-core's 133 (prof.sh; 136 before the gather list's pointer was tested "
-        "first, the batch's producer store lost its compare and the ring-full test its "
-        "second compare): what is left above "
-        "rdma-core's own parts is the pin's atomic add and subtract and the slot check (one "
-        "multiply and one compare: all slots of a type live in one reserved address range), "
-        "about 14, which let a concurrent destroy wait instead of unmapping under the call "
-        "(rdma-core's container_of costs nothing but reads freed memory on a destroyed QP), "
-        "and the entry's trace switch (3). The ring-full test is one compare against the "
-        "kernel's index read once per call, the room check one compare against the slot's "
-        "16-byte units. 0.8 (106) would need the pin and slot check gone and about 10 more "
-        "from the frame (six callee-saved registers for the list loop)"),
+        "110 against rdma-core's 133 (prof.sh; 129 before the short case, 136 before that): "
+        "one WR of at most one SGE on a free lock is posted in post_recv's own frame with no "
+        "loop and no call (three callee-saved registers; lists, longer WRs and a contended "
+        "lock go out of line). Left above rdma-core's own parts: the slot check (one multiply "
+        "and one compare: all slots of a type live in one reserved address range) and the "
+        "pin's atomic add and subtract (three instructions; a destroy waits for calls in "
+        "flight instead of unmapping under them), and the entry's trace switch (3). Folding "
+        "the pin into the queue lock (no pin, the lock word kept across slot reuse, a "
+        "destroy taking each lock once) measured one fewer on post_recv_1 and three more on "
+        "post_send_1, and the slab's in-place drop of a reused slot then races a stale "
+        "post's lock word (Miri): not taken. 0.8 (106) would need four more"),
     "poll_cq_empty": (
         "64 against rdma-core's 68, the program's loop included: trace switch, slot check, "
         "the pin's atomics, argument checks, two index loads, no lock, no stack frame beyond "
         "two registers; 0.8 would need the pin's atomic add and subtract gone, which the "
         "guarantee that a destroy waits for calls in flight needs"),
     "post_recv_16": (
-        "met: 864 against 1363: 16 WQEs under one lock and one producer-index store, each on "
+        "met: 880 against 1363 (864 before post_recv_1's short case, which sends lists out "
+        "of line): 16 WQEs under one lock and one producer-index store, each on "
         "the slot split once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
         "met: 374 against 521: one pin per call shared by the lock-free empty test and the "
         "locked drain, the lock one compare-exchange (the own-batch check only when it "
         "fails), the CQE copies walked by pointer in at most two runs of adjacent slots"),
     "post_send_1": (
-        "about 195 against rdma-core's 215 (prof.sh; 209 before, 233 before that): the common "
-        "send (gather list, connected QP) encoded inline on the slot split into header and "
-        "gather list, the batch kept in registers (the rare requests' WQE is written out of "
-        "line into the slot, so no callee takes the batch by reference), the header's opcode "
-        "tests two bit tests, the ring-full test one compare against the kernel's index read "
-        "once per call, the doorbell's write() result one compare. Left above rdma-core's "
-        "own parts: the slot check and pin (about 14) and zeroing 11 x 16 bytes of the WQE "
-        "header. 0.8 (172) would need the pin gone and the header written only where "
-        "rdma-core writes it, which the byte-for-byte test against the general encoder rules "
-        "out"),
+        "about 188 against rdma-core's 215 (prof.sh; 195 before the short case, 209 and 233 "
+        "before that): one send or RDMA WR of at most one SGE or inline buffer on a "
+        "connected QP and a free lock is encoded with no loop (its list's length known to "
+        "be 0 or 1), the header zeroed before the WR's fields are read (so they go straight "
+        "to the slot, not spilled across the zeroing); the doorbell's write() result one "
+        "compare. Left above rdma-core's own parts: the slot check and the pin's atomic add "
+        "and subtract (three instructions), the six-register frame the list path in the "
+        "same function needs, and zeroing 11 x 16 bytes of the WQE header (zeroing only "
+        "rdma-core's part, the `wr` union, and writing state and iova measured the same: "
+        "the stores are as many). 0.8 (172) would need about 16 more"),
     "post_send_16": (
-        "met: 1634 against rdma-core's 2134: per WR about 95 instructions, zeroing and "
+        "met: 1687 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
+        "tests and header order cost the list loop): per WR about 95 instructions, zeroing and "
         "writing the 208-byte header being the most"),
-    "post_send_inline": ("about 229 against rdma-core's 231 (241 before): as post_send_1, the "
+    "post_send_inline": ("about 224 against rdma-core's 231 (226 before the short case, 241 "
+        "before that): as post_send_1, the "
         "inline data copied straight from the caller's list into the slot, 8 to 64 bytes "
         "per buffer as two overlapping fixed-size copies (no memcpy call), with its checks "
         "(a zero-length or NULL buffer, max_inline, the slot's room, a bounds check the "
@@ -164,7 +167,8 @@ IR_BOUNDS = {
         "slot-size or alignment test) measured one more, not fewer. 0.8 (185) as for "
         "post_send_1"),
     "rc_roundtrip": (
-        "about 947 against rdma-core's 977 (1029 before): two post_send and two post_recv "
+        "about 895 against rdma-core's 977 (945 before the post paths' short cases, 1029 "
+        "before that): two post_send and two post_recv "
         "below rdma-core's, and the polls (about 2.3 per round trip, most finding one "
         "completion) now take the lock and copy a single completion in poll_cq's own frame "
         "(about 22 fewer per poll than the call to an out-of-line locked part with a "

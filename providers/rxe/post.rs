@@ -11,12 +11,13 @@
 
 use std::ffi::c_int;
 
-use super::obj::qp::{self, QpState, SqInner};
+use super::obj::qp::{self, QpState, RxeQp, SqInner};
 use super::queue::Batch;
 use super::wqe::{self, Payload, SendOp, SendReq, Sge, UdDest};
 use crate::abi::*;
 use crate::context::generic::{mr, mw};
 use crate::entry::{Errno, Result};
+use crate::object::slab::Pinned;
 
 /// rxe's largest SGE count (`RXE_MAX_SGE`); inline gather lists longer than
 /// this are refused (they exceed any QP's `max_send_sge` anyway).
@@ -208,10 +209,17 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
     }
     // SAFETY: per this function's contract.
     let list = unsafe { send_list(wr, st.sq.max_sge)? };
-    // As `push_with`, without a closure (which costs this path registers),
-    // on the slot split into the WQE and its gather list.
+    post_gather(sq, ssn, wr, list)
+}
+
+/// A send or RDMA WR with its gather list `list` (checked against
+/// `max_sge`): as `push_with`, without a closure (which costs this path
+/// registers), on the slot split into the WQE and its gather list.
+#[inline(always)]
+fn post_gather(sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr, list: &[Sge]) -> Result<()> {
     let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    wqe::write_send_parts(w, tail, fast_wr(wr, wr.send_flags, *ssn), list)?;
+    let s = *ssn;
+    wqe::write_send_parts(w, tail, || fast_wr(wr, wr.send_flags, s), list)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -232,19 +240,46 @@ unsafe fn post_one_inline(
     let list = unsafe { send_list(wr, st.sq.max_sge)? };
     // The caller's buffers, copied straight into the slot (no table of
     // them first).
-    let bufs = list.iter().map(|s| match (s.length, s.addr) {
-        (0, _) => Ok(&[][..]),
+    // SAFETY: per this function's contract.
+    let bufs = list.iter().map(|s| unsafe { inline_buf(s) });
+    // SAFETY: per this function's contract.
+    unsafe { post_inline(st, sq, ssn, wr, bufs, list.len()) }
+}
+
+/// An inline buffer of the caller's: EINVAL for NULL with a length.
+///
+/// # Safety
+/// `s.addr` points to `s.length` readable bytes (verbs contract), read
+/// before the caller returns.
+#[inline(always)]
+unsafe fn inline_buf<'a>(s: &Sge) -> Result<&'a [u8]> {
+    match (s.length, s.addr) {
+        (0, _) => Ok(&[]),
         (_, 0) => Err(Errno::EINVAL),
-        // SAFETY: the caller's inline data: `length` readable bytes at
-        // `addr` (verbs contract), read before we return.
+        // SAFETY: per this function's contract.
         (len, addr) => {
             Ok(unsafe { std::slice::from_raw_parts(addr as usize as *const u8, len as usize) })
         }
-    });
+    }
+}
+
+/// `post_one_inline` on `wr`'s `n` buffers `bufs`.
+///
+/// # Safety
+/// As `post_one`.
+#[inline(always)]
+unsafe fn post_inline<'a>(
+    st: &QpState,
+    sq: &mut Batch,
+    ssn: &mut u32,
+    wr: &ibv_send_wr,
+    bufs: impl Iterator<Item = Result<&'a [u8]>>,
+    n: usize,
+) -> Result<()> {
     let slot = sq.next_slot();
     let length = wqe::copy_inline(slot, bufs, st.sq.max_inline)?;
     let f = fast_wr(wr, wr.send_flags | wqe::SEND_INLINE, *ssn);
-    wqe::put_fast_header(slot, f, length, list.len())?;
+    wqe::put_fast_header(slot, f, length, n)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -312,7 +347,7 @@ unsafe fn write_other(st: &QpState, slot: &mut [u8], ssn: u32, wr: &ibv_send_wr)
 #[inline(always)]
 unsafe fn post_send_list(
     ibqp: *mut ibv_qp,
-    mut wr: *mut ibv_send_wr,
+    wr: *mut ibv_send_wr,
     bad: *mut *mut ibv_send_wr,
 ) -> c_int {
     if bad.is_null() {
@@ -323,10 +358,81 @@ unsafe fn post_send_list(
     let Some(q) = qp::pin(ibqp) else {
         return libc::EINVAL;
     };
-    let st = &q.st;
     if wr.is_null() {
         return libc::EINVAL;
     }
+    // One common WR (see `post_one`) of at most one SGE on a free lock:
+    // in this frame, with no loop (so it needs few registers).
+    // SAFETY: a WR of the caller's list (verbs contract).
+    let w = unsafe { &*wr };
+    let st = &q.st;
+    if w.next.is_null()
+        && w.opcode.0 <= ibv_wr_opcode::IBV_WR_RDMA_READ.0
+        && (w.num_sge as u32) <= 1
+        && st.qp_type() != ibv_qp_type::IBV_QPT_UD
+        && let Some(mut g) = st.sq.lock.try_lock()
+    {
+        let SqInner { queue, ssn, .. } = &mut *g;
+        // SAFETY: the WR's gather list (verbs contract).
+        let r = unsafe { send_short(st, &mut queue.batch(), ssn, w) };
+        drop(g);
+        let rc = match r {
+            Ok(()) => 0,
+            Err(e) => {
+                // SAFETY: checked non-NULL above.
+                unsafe { *bad = wr };
+                e.0
+            }
+        };
+        return match st.ctx.uverbs.post_send_doorbell(st.handle) {
+            Err(e) => e.0,
+            Ok(()) => rc,
+        };
+    }
+    // SAFETY: per this function's contract.
+    unsafe { post_send_slow(q, wr, bad) }
+}
+
+/// `post_one` for a WR `post_send_list` found short: a send or RDMA
+/// operation on a connected QP with at most one SGE (or inline buffer).
+/// Its list's length is known to be 0 or 1, so the copy has no loop.
+///
+/// # Safety
+/// As `post_one`.
+#[inline(always)]
+unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
+    let one = wr.num_sge != 0;
+    if u32::from(one) > st.sq.max_sge {
+        return Err(Errno::EINVAL);
+    }
+    let list = match one {
+        // SAFETY: the WR's gather list of one entry (verbs contract).
+        true => unsafe { sges(wr.sg_list, 1)? },
+        false => &[],
+    };
+    if wr.send_flags & wqe::SEND_INLINE != 0 {
+        // As `post_one_inline`, for at most one buffer: no loop.
+        // SAFETY: per this function's contract.
+        let buf = list.first().map(|s| unsafe { inline_buf(s) });
+        // SAFETY: per this function's contract.
+        return unsafe { post_inline(st, sq, ssn, wr, buf.into_iter(), list.len()) };
+    }
+    post_gather(sq, ssn, wr, list)
+}
+
+/// `post_send_list` past its short case: the list under the lock, waited
+/// for, then the doorbell. In the caller's frame: out of line (`q` moved
+/// in) it measured 7 more on inline sends and 28 fewer on lists of 16.
+///
+/// # Safety
+/// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
+#[inline(always)]
+unsafe fn post_send_slow(
+    q: Pinned<RxeQp>,
+    mut wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    let st = &q.st;
     let mut rc = 0;
     {
         // A QP destroyed meanwhile: EINVAL rather than wait for its lock.
@@ -385,26 +491,8 @@ unsafe fn post_recv_list(
     while !wr.is_null() {
         // SAFETY: a WR of the caller's list (verbs contract).
         let w = unsafe { &*wr };
-        let r = if q.full() {
-            Err(Errno::ENOMEM)
-        } else {
-            // A negative count, sign-extended, is huge as u64: EINVAL as
-            // in rdma-core.
-            let n = w.num_sge as i64 as u64;
-            match n > u64::from(max_sge) {
-                true => Err(Errno::EINVAL),
-                // SAFETY: the WR's gather list (verbs contract).
-                false => unsafe { sges(w.sg_list, n as usize) },
-            }
-            .and_then(|list| {
-                let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-                wqe::write_recv_parts(h, tail, w.wr_id, list)?;
-                // Not full: checked above.
-                q.commit_checked();
-                Ok(())
-            })
-        };
-        if let Err(e) = r {
+        // SAFETY: as above, for its gather list.
+        if let Err(e) = unsafe { recv_one(&mut q, max_sge, w) } {
             // SAFETY: non-NULL per this function's contract.
             unsafe { *bad = wr };
             return e.0;
@@ -412,6 +500,78 @@ unsafe fn post_recv_list(
         wr = w.next;
     }
     0
+}
+
+/// One receive WR into the batch: a full ring is ENOMEM before a bad WR
+/// is EINVAL (as rdma-core's rxe).
+///
+/// # Safety
+/// `w`'s gather list is as the verbs contract says.
+#[inline(always)]
+unsafe fn recv_one(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()> {
+    if q.full() {
+        return Err(Errno::ENOMEM);
+    }
+    // A negative count, sign-extended, is huge as u64: EINVAL as in
+    // rdma-core.
+    let n = w.num_sge as i64 as u64;
+    if n > u64::from(max_sge) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the WR's gather list (verbs contract).
+    let list = unsafe { sges(w.sg_list, n as usize)? };
+    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    // Not full: checked above.
+    q.commit_checked();
+    Ok(())
+}
+
+/// `recv_one` for a WR of at most one SGE (the caller checked): its list's
+/// length is known to be 0 or 1, so the copy has no loop.
+///
+/// # Safety
+/// As `recv_one`.
+#[inline(always)]
+unsafe fn recv_short(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()> {
+    debug_assert!((w.num_sge as u32) <= 1);
+    if q.full() {
+        return Err(Errno::ENOMEM);
+    }
+    let one = w.num_sge != 0;
+    if u32::from(one) > max_sge {
+        return Err(Errno::EINVAL);
+    }
+    let list = match one {
+        // SAFETY: the WR's gather list of one entry (verbs contract).
+        true => unsafe { sges(w.sg_list, 1)? },
+        false => &[],
+    };
+    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
+    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    // Not full: checked above.
+    q.commit_checked();
+    Ok(())
+}
+
+/// `post_recv` past its short uncontended case (one WR of at most one
+/// SGE): the list under the lock, waited for (out of line, so that the
+/// common case's frame holds no list loop; `q` is moved in, so the call is
+/// the caller's last).
+///
+/// # Safety
+/// As `post_recv_list`.
+#[inline(never)]
+unsafe fn post_recv_slow(
+    q: Pinned<RxeQp>,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    let Some(rq) = &q.st.rq else {
+        return libc::EINVAL;
+    };
+    // SAFETY: per this function's contract.
+    unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad) }
 }
 
 #[entry(value(libc::EIO))]
@@ -439,8 +599,27 @@ pub unsafe extern "C" fn post_recv(
     if q.c_state() == ibv_qp_state::IBV_QPS_RESET {
         return libc::EINVAL;
     }
+    // One WR of at most one SGE and a free lock (the common case): in this
+    // frame, with no loop and no call (so few registers that it saves
+    // only three).
+    // SAFETY: a WR of the caller's list (verbs contract).
+    let w = unsafe { &*wr };
+    if w.next.is_null()
+        && (w.num_sge as u32) <= 1
+        && let Some(mut g) = rq.queue.try_lock()
+    {
+        // SAFETY: the WR's gather list (verbs contract).
+        return match unsafe { recv_short(&mut g.batch(), u32::from(rq.max_sge), w) } {
+            Ok(()) => 0,
+            Err(e) => {
+                // SAFETY: the caller's out pointer, checked non-NULL.
+                unsafe { *bad_wr = wr };
+                e.0
+            }
+        };
+    }
     // SAFETY: the caller's list; bad_wr checked.
-    unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad_wr) }
+    unsafe { post_recv_slow(q, wr, bad_wr) }
 }
 
 #[entry(value(libc::EIO))]

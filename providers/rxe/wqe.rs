@@ -534,7 +534,7 @@ pub(crate) fn write_send_fast(
                 return Err(Errno::EINVAL);
             }
             let (w, tail) = split_slot(slot, sges.len()).ok_or(Errno::EINVAL)?;
-            return write_send_parts(w, tail, wr, sges);
+            return write_send_parts(w, tail, || wr, sges);
         }
         Some(bufs) => {
             let length = copy_inline(slot, bufs.iter().map(|b| Ok(*b)), lim.max_inline)?;
@@ -644,25 +644,35 @@ fn split_slot<H: Pod>(slot: &mut [u8], n: usize) -> Option<(&mut H, &mut [[u8; 1
 
 /// [`write_send_fast`] with a gather list, on a slot already split into
 /// its header and `sges.len()` entries (`Batch::next_parts`); the caller
-/// has checked `max_sge`.
+/// has checked `max_sge`. The header is zeroed before `wr` is called (the
+/// request's fields then go straight from the caller's WR to the slot,
+/// not held in registers, or on the stack, across the zeroing).
 #[inline(always)]
 pub(crate) fn write_send_parts(
     w: &mut SendWqe,
     tail: &mut [[u8; 16]],
-    wr: FastWr,
+    wr: impl FnOnce() -> FastWr,
     sges: &[Sge],
 ) -> Result<()> {
+    *w = SendWqe::default();
+    let length = copy_sges(tail, sges)?;
+    let wr = wr();
     if wr.flags & SEND_INLINE != 0 {
         return Err(Errno::EINVAL);
     }
-    let length = copy_sges(tail, sges)?;
-    fill_fast_header(w, wr, length, sges.len());
+    set_fast_header(w, wr, length, sges.len());
     Ok(())
 }
 
 #[inline(always)]
 fn fill_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
     *w = SendWqe::default();
+    set_fast_header(w, wr, length, num_sge);
+}
+
+/// [`fill_fast_header`] on a header already zeroed.
+#[inline(always)]
+fn set_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
     w.wr.wr_id = wr.wr_id;
     w.wr.opcode = wr.opcode;
     w.wr.send_flags = wr.flags;
