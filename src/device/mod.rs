@@ -158,24 +158,7 @@ mod tests {
     /// The uverbs path opens read-write; a missing one is the open's errno.
     #[test]
     fn open_uverbs_opens_the_dev_path() {
-        let dev = |p: &str| {
-            Device::new(SysfsDevice {
-                uverbs_name: "uverbs9".into(),
-                uverbs_path: "/nonexistent/uverbs9".into(),
-                ibdev_name: "fake0".into(),
-                ibdev_path: "/nonexistent/fake0".into(),
-                dev_path: p.into(),
-                cdev: (231, 9),
-                abi_ver: 1,
-                node_type: 1,
-                node_guid: None,
-                sys_image_guid: None,
-                fw_ver: None,
-                modalias: None,
-                driver: None,
-                time_created: None,
-            })
-        };
+        let dev = |p: &str| Device::new(SysfsDevice::fake(p));
         let fd = dev("/dev/null").open_uverbs().expect("opens");
         // SAFETY: a plain fcntl on our fd.
         let fl = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&fd), libc::F_GETFL) };

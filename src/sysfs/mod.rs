@@ -102,6 +102,30 @@ pub(crate) struct SysfsDevice {
     pub time_created: Option<SystemTime>,
 }
 
+#[cfg(test)]
+impl SysfsDevice {
+    /// A device no sysfs holds (`uverbs9`/`fake0`), its char device at
+    /// `dev_path`: for tests that need a Device without discovery.
+    pub(crate) fn fake(dev_path: &str) -> SysfsDevice {
+        SysfsDevice {
+            uverbs_name: "uverbs9".into(),
+            uverbs_path: "/nonexistent/uverbs9".into(),
+            ibdev_name: "fake0".into(),
+            ibdev_path: "/nonexistent/fake0".into(),
+            dev_path: dev_path.into(),
+            cdev: (231, 9),
+            abi_ver: 1,
+            node_type: 1,
+            node_guid: None,
+            sys_image_guid: None,
+            fw_ver: None,
+            modalias: None,
+            driver: None,
+            time_created: None,
+        }
+    }
+}
+
 /// The global uverbs ABI version (`class/infiniband_verbs/abi_version`).
 pub(crate) fn abi_version(root: &Path) -> Result<u32> {
     let v = read_sysfs_file(&root.join("class/infiniband_verbs/abi_version"))?;

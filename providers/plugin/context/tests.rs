@@ -32,22 +32,7 @@ fn fake_device() -> (Arc<Device>, NonNull<verbs_device>) {
     let mut vd: verbs_device = unsafe { std::mem::zeroed() };
     vd.ops = Box::leak(Box::new(ops));
     let vdev = NonNull::from(Box::leak(Box::new(vd)));
-    let sysfs = SysfsDevice {
-        uverbs_name: "uverbs9".into(),
-        uverbs_path: "/nonexistent/uverbs9".into(),
-        ibdev_name: "fake0".into(),
-        ibdev_path: "/nonexistent/fake0".into(),
-        dev_path: "/dev/null".into(),
-        cdev: (231, 9),
-        abi_ver: 1,
-        node_type: 1,
-        node_guid: None,
-        sys_image_guid: None,
-        fw_ver: None,
-        modalias: None,
-        driver: None,
-        time_created: None,
-    };
+    let sysfs = SysfsDevice::fake("/dev/null");
     (Arc::new(Device::hosted(sysfs, vdev.cast())), vdev)
 }
 
