@@ -40,15 +40,12 @@ unsafe fn copy_in(v: *const verbs_context) -> crate::abi::verbs_context {
     ours
 }
 
-/// The bytes of a v34 context that `fill` makes of an all-zero one of our
-/// layout (with `sz` set): an image written into a fresh plugin context in
-/// one copy, where [`with_ours`] would copy the context in and out.
+/// The v34 part of an all-zero context of our layout after `fill`.
 #[allow(unsafe_code)]
-pub fn image_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> [u8; SIZE_44] {
+fn filled(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> [u8; SIZE_44] {
     // SAFETY: plain C data; all-zero is valid.
     let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
     fill(&mut ours);
-    ours.sz = SIZE_44;
     let mut img = [0u8; SIZE_44];
     // SAFETY: SIZE_44 bytes from GROWTH on: the tail of `ours`.
     unsafe {
@@ -58,24 +55,28 @@ pub fn image_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> [u8; SIZE_
     img
 }
 
+/// The bytes of a v34 context that `fill` makes of an all-zero one of our
+/// layout (with `sz` set): an image written into a fresh plugin context in
+/// one copy, where [`with_ours`] would copy the context in and out.
+pub fn image_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> [u8; SIZE_44] {
+    filled(|c| {
+        fill(c);
+        c.sz = SIZE_44;
+    })
+}
+
 /// The pointer-sized words of the v34 part that `fill` sets (non-zero) on
 /// an all-zero context of our layout, as (offset in the v34 struct, value):
 /// a filler of constant slots, to be written straight into a plugin's
 /// context with [`put_words`].
-#[allow(unsafe_code)]
 pub fn words_of(fill: impl FnOnce(&mut crate::abi::verbs_context)) -> Vec<(usize, usize)> {
     const W: usize = size_of::<usize>();
-    // SAFETY: plain C data; all-zero is valid.
-    let mut ours: crate::abi::verbs_context = unsafe { std::mem::zeroed() };
-    fill(&mut ours);
-    let tail = (&raw const ours).cast::<u8>().wrapping_add(GROWTH);
-    (0..SIZE_44 / W)
-        .map(|i| i * W)
-        .filter_map(|off| {
-            // SAFETY: a word inside the tail of `ours` (read unaligned:
-            // nothing here needs GROWTH to keep it aligned).
-            let w = unsafe { tail.add(off).cast::<usize>().read_unaligned() };
-            (w != 0).then_some((off, w))
+    filled(fill)
+        .chunks_exact(W)
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let w = usize::from_ne_bytes(w.try_into().expect("one word"));
+            (w != 0).then_some((i * W, w))
         })
         .collect()
 }
