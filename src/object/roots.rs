@@ -130,18 +130,36 @@ impl<T: 'static> std::ops::Deref for Held<T> {
 impl<T: 'static> Drop for Held<T> {
     #[inline]
     fn drop(&mut self) {
-        match self.slot {
-            Some(s) => put_back(s),
-            // SAFETY: our own Arc (`owned`), given up once.
-            None => drop(unsafe { Arc::from_raw(self.obj.as_ptr().cast_const()) }),
+        // The last reference of a slot frees it (state 0) and then drops
+        // the registry's Arc through its own pointer: typed, it need not
+        // read the slot's value, which the slot's next root may overwrite.
+        if let Some(s) = self.slot
+            && s.state.fetch_sub(1, Ordering::Release) != 1
+        {
+            return;
         }
+        if self.slot.is_some() {
+            fence(Ordering::Acquire);
+        }
+        drop_arc(self.obj);
     }
 }
 
-/// Gives a reference to `s` back. The last one (state 1: no `REG`, no
-/// other reference, so nobody else can change it) drops the registry's
-/// `Arc` before the slot is free (state 0) for another root.
-#[inline(always)]
+/// Drops the `Arc` whose pointer `obj` is (the registry's once its slot's
+/// last reference went, or a [`Held::owned`]'s own).
+#[cold]
+#[inline(never)]
+fn drop_arc<T>(obj: NonNull<T>) {
+    // SAFETY: an Arc's pointer whose strong count the caller gives up.
+    drop(unsafe { Arc::from_raw(obj.as_ptr().cast_const()) });
+}
+
+/// Gives back a reference to `s` that was taken for another root (of
+/// unknown type). The last one (state 1: no `REG`, no other reference, so
+/// nobody else can change it) drops the registry's `Arc` through the
+/// slot's value before the slot is free (state 0) for another root.
+#[cold]
+#[inline(never)]
 fn put_back(s: &'static Slot) {
     let mut st = s.state.load(Ordering::Relaxed);
     while st != 1 {
@@ -154,13 +172,6 @@ fn put_back(s: &'static Slot) {
         }
     }
     release(s);
-}
-
-/// [`put_back`] out of line, for a slot taken for another root.
-#[cold]
-#[inline(never)]
-fn give_back(s: &'static Slot) {
-    put_back(s);
 }
 
 /// Drops the registry's `Arc` of a slot whose last reference we hold,
@@ -257,7 +268,7 @@ fn acquire<T: Send + Sync + 'static>(s: &'static Slot, key: usize) -> Option<Hel
     // first read and the reference: give it back then (which releases
     // that root if it was its last).
     if s.key.load(Ordering::Relaxed) != key || val.ty != TypeId::of::<T>() {
-        give_back(s);
+        put_back(s);
         return None;
     }
     Some(Held {
