@@ -207,6 +207,9 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Re
 #[cold]
 #[inline(never)]
 fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
     hosted::get::<C, O>(p).ok_or(Errno::EINVAL)
 }
 
