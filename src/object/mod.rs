@@ -171,6 +171,7 @@ fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
 /// `ctx`; returns the pointer C gets. A slab's object keeps its record in
 /// its slot (no allocation); a hosted C provider's goes into a record slot
 /// of [`hosted`].
+#[inline(always)]
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
         let e = SLABS[C::KIND as usize].get_or_init(|| KindSlab {
