@@ -226,6 +226,7 @@ pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
 
 /// Takes `r`'s object back from C: `get` no longer finds it; false if
 /// another thread did first. The object goes when the last [`Ref`] does.
+#[inline(always)]
 pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
     if r.is_hosted() {
         return hosted::unregister(r);
