@@ -265,7 +265,10 @@ impl ContextOps for Hosted {
         let ch = cq.read_c(|c: &ibv_cq| c.channel);
         // SAFETY: a live CQ of this plugin.
         self.destroy_acked(cq, |p| unsafe { f(p.cast()) })?;
-        if let Ok(ch) = crate::object::get::<ibv_comp_channel, Context>(ch) {
+        // Most CQs have no channel: no lookup of NULL.
+        if !ch.is_null()
+            && let Ok(ch) = crate::object::get::<ibv_comp_channel, Context>(ch)
+        {
             ch.drop_cq_ref();
         }
         // Nothing left to wait for (and the plugin may have freed the CQ's

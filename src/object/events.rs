@@ -172,8 +172,14 @@ impl<O> Obj<O> {
     /// acknowledged (completion events only for a CQ, whose C struct must
     /// then still be alive: a hosted CQ's destroy reports none once its
     /// plugin freed it).
+    #[inline]
     pub(crate) fn wait_acked(&self, reported: EventCounts) {
         debug_assert!(reported.comp == 0 || self.kind() == Kind::Cq);
+        // None reported (the usual case, and every hosted destroy's second
+        // call): nothing to wait for, no call.
+        if reported == EventCounts::default() {
+            return;
+        }
         self.events
             .wait_acked(reported, || self.comp_counter().load(Ordering::SeqCst));
     }

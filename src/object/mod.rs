@@ -215,6 +215,7 @@ fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
 /// `ctx`; returns the pointer C gets. A slab's object keeps its record in
 /// its slot (no allocation); a hosted C provider's goes into a record slot
 /// of [`hosted`].
+#[inline(always)]
 pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
         let e = SLABS[C::KIND as usize].get_or_init(|| KindSlab {
@@ -251,6 +252,9 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Re
 #[cold]
 #[inline(never)]
 fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
+    if p.is_null() {
+        return Err(Errno::EINVAL);
+    }
     hosted::get::<C, O>(p).ok_or(Errno::EINVAL)
 }
 
@@ -266,6 +270,7 @@ pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
 
 /// Takes `r`'s object back from C: `get` no longer finds it; false if
 /// another thread did first. The object goes when the last [`Ref`] does.
+#[inline(always)]
 pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
     if r.is_hosted() {
         return hosted::unregister(r);

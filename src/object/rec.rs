@@ -106,14 +106,23 @@ impl<O> Clone for Ref<O> {
 }
 
 impl<O> Drop for Ref<O> {
-    #[inline]
+    /// Inlined: a reference that is not the last (a verb's) costs its
+    /// decrement only; the end of the record is out of line.
+    #[inline(always)]
     fn drop(&mut self) {
         if self.state.fetch_sub(1, Ordering::Release) != 1 {
             return;
         }
-        fence(Ordering::Acquire);
-        // SAFETY: the last reference (state 0, REG clear: nobody can take
-        // another) of a slot's record.
-        unsafe { Obj::end_in_slot(self.obj.as_ptr()) };
+        end(self.obj);
     }
+}
+
+/// Ends the record at `obj` once its last reference went (see [`Ref`]'s drop).
+#[cold]
+#[inline(never)]
+fn end<O>(obj: NonNull<Obj<O>>) {
+    fence(Ordering::Acquire);
+    // SAFETY: the last reference (state 0, REG clear: nobody can take
+    // another) of a slot's record.
+    unsafe { Obj::end_in_slot(obj.as_ptr()) };
 }

@@ -135,15 +135,27 @@ pub(crate) fn dereg_kernel(mr: &Obj) -> Result<()> {
     mr.ctx.uverbs.dereg_mr(mr.read_c(|c: &ibv_mr| c.handle))
 }
 
+/// [`core_support`] before its first query.
+const UNKNOWN: u64 = u64::MAX;
+/// [`core_support`]'s answer, once known.
+static CORE_SUPPORT: AtomicU64 = AtomicU64::new(UNKNOWN);
+
 /// The kernel's `IB_UVERBS_CORE_SUPPORT_*` bits (QUERY_CONTEXT); 0 on kernels
-/// without that method. The same for every device of this kernel.
+/// without that method. The same for every device of this kernel. Inlined:
+/// after the first registration, one load.
+#[inline(always)]
 fn core_support(ctx: &Context) -> u64 {
-    const UNKNOWN: u64 = u64::MAX;
-    static CACHE: AtomicU64 = AtomicU64::new(UNKNOWN);
-    let v = CACHE.load(Ordering::Relaxed);
+    let v = CORE_SUPPORT.load(Ordering::Relaxed);
     if v != UNKNOWN {
         return v;
     }
+    query_core_support(ctx)
+}
+
+/// [`core_support`]'s first call: asks the kernel.
+#[cold]
+#[inline(never)]
+fn query_core_support(ctx: &Context) -> u64 {
     let mut support = 0u64;
     let mut vectors = 0u32;
     let mut c = IoctlCmd::new(
@@ -155,13 +167,15 @@ fn core_support(ctx: &Context) -> u64 {
     c.ptr_out_pod(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &mut support);
     let ok = ctx.uverbs.ioctl(&mut c).is_ok();
     let v = if ok { support } else { 0 };
-    CACHE.store(v, Ordering::Relaxed);
+    CORE_SUPPORT.store(v, Ordering::Relaxed);
     v
 }
 
 /// ibv_reg_mr_iova2 (and ibv_reg_mr, ibv_reg_mr_iova): drops the optional
 /// access bits the kernel does not know, keeps the range out of fork()
 /// children (unless on-demand paging), and lets the provider register it.
+// Inlined: one call and one copy of the new MR's `New` less per reg.
+#[inline(always)]
 pub(crate) fn reg(pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
     let ctx = &pd.ctx;
     // Unknown bits stay: the kernel (or the provider) judges them.
