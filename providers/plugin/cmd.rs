@@ -604,6 +604,7 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
 }
 
 /// The CREATE_QP request for `a` (the caller's CQs and SRQ checked).
+#[inline(always)]
 fn qp_req(a: &ibv_qp_init_attr, user_handle: u64, pd_handle: u32) -> Result<CreateQp> {
     let send = handle_of(a.send_cq, Kind::Cq)?;
     Ok(CreateQp {
@@ -652,6 +653,7 @@ fn init_of(a: &ibv_qp_init_attr_ex) -> ibv_qp_init_attr {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) unsafe fn create_qp(
     pd: *mut ibv_pd,
     qp: *mut ibv_qp,
@@ -677,6 +679,7 @@ pub(crate) unsafe fn create_qp(
     Ok(())
 }
 
+#[inline]
 pub(crate) unsafe fn modify_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
@@ -731,6 +734,7 @@ pub(crate) unsafe fn query_qp(
     Ok(())
 }
 
+#[inline]
 pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
     let fr = super::call::current();
     // SAFETY: an object of the plugin.

@@ -172,7 +172,13 @@ impl<O> Obj<O> {
     /// acknowledged (completion events only for a CQ, whose C struct must
     /// then still be alive: a hosted CQ's destroy reports none once its
     /// plugin freed it).
+    #[inline]
     pub(crate) fn wait_acked(&self, reported: EventCounts) {
+        // Nothing reported (the usual case, and a hosted destroy's second
+        // call after its ibv_cmd_destroy_* waited): no call to make.
+        if reported == EventCounts::default() {
+            return;
+        }
         debug_assert!(reported.comp == 0 || self.kind() == Kind::Cq);
         self.events
             .wait_acked(reported, || self.comp_counter().load(Ordering::SeqCst));
