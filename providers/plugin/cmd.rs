@@ -694,12 +694,9 @@ pub(crate) unsafe fn modify_qp(
     generic::qp_attr::modify_fill(&mut req, h, a, mask)?;
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
-    with_uverbs(ctx, |u| u.modify_qp(&req, di))?;
-    if mask & ibv_qp_attr_mask::IBV_QP_STATE.0 as c_int != 0 {
-        // SAFETY: as above.
-        unsafe { (*qp).state = a.qp_state };
-    }
-    Ok(())
+    // The QP's state is the verb's to set (ibv_modify_qp, after the
+    // plugin's op), as with rdma-core's ibv_cmd_modify_qp.
+    with_uverbs(ctx, |u| u.modify_qp(&req, di))
 }
 
 pub(crate) unsafe fn query_qp(
