@@ -604,6 +604,7 @@ fn handle_of<T>(p: *mut T, kind: Kind) -> Result<u32> {
 }
 
 /// The CREATE_QP request for `a` (the caller's CQs and SRQ checked).
+#[inline(always)]
 fn qp_req(a: &ibv_qp_init_attr, user_handle: u64, pd_handle: u32) -> Result<CreateQp> {
     let send = handle_of(a.send_cq, Kind::Cq)?;
     Ok(CreateQp {
@@ -652,6 +653,7 @@ fn init_of(a: &ibv_qp_init_attr_ex) -> ibv_qp_init_attr {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) unsafe fn create_qp(
     pd: *mut ibv_pd,
     qp: *mut ibv_qp,
@@ -677,6 +679,7 @@ pub(crate) unsafe fn create_qp(
     Ok(())
 }
 
+#[inline]
 pub(crate) unsafe fn modify_qp(
     qp: *mut ibv_qp,
     attr: *mut ibv_qp_attr,
@@ -691,12 +694,9 @@ pub(crate) unsafe fn modify_qp(
     generic::qp_attr::modify_fill(&mut req, h, a, mask)?;
     // SAFETY: the plugin's buffer.
     let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
-    with_uverbs(ctx, |u| u.modify_qp(&req, di))?;
-    if mask & ibv_qp_attr_mask::IBV_QP_STATE.0 as c_int != 0 {
-        // SAFETY: as above.
-        unsafe { (*qp).state = a.qp_state };
-    }
-    Ok(())
+    // The QP's state is the verb's to set (ibv_modify_qp, after the
+    // plugin's op), as with rdma-core's ibv_cmd_modify_qp.
+    with_uverbs(ctx, |u| u.modify_qp(&req, di))
 }
 
 pub(crate) unsafe fn query_qp(
@@ -731,6 +731,7 @@ pub(crate) unsafe fn query_qp(
     Ok(())
 }
 
+#[inline]
 pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
     let fr = super::call::current();
     // SAFETY: an object of the plugin.

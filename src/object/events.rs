@@ -174,6 +174,11 @@ impl<O> Obj<O> {
     /// plugin freed it).
     #[inline]
     pub(crate) fn wait_acked(&self, reported: EventCounts) {
+        // Nothing reported (the usual case, and a hosted destroy's second
+        // call after its ibv_cmd_destroy_* waited): no call to make.
+        if reported == EventCounts::default() {
+            return;
+        }
         debug_assert!(reported.comp == 0 || self.kind() == Kind::Cq);
         // None reported (the usual case, and every hosted destroy's second
         // call): nothing to wait for, no call.

@@ -77,68 +77,78 @@ pub(crate) fn modify_fill(
     let has = |bit: u32| m & bit != 0;
     k.qp_handle = qp_handle;
     k.attr_mask = m;
-    if has(IBV_QP_STATE) {
-        k.qp_state = attr.qp_state.0 as u8;
+    // The bits in three groups, each tested once before its bits: a
+    // modify names 4 to 7 of the 21, and INIT's are all in the first.
+    const LOW: u32 = IBV_QP_AV * 2 - 1;
+    const MID: u32 = (IBV_QP_MIN_RNR_TIMER * 2 - 1) & !LOW;
+    if m & LOW != 0 {
+        if has(IBV_QP_STATE) {
+            k.qp_state = attr.qp_state.0 as u8;
+        }
+        if has(IBV_QP_CUR_STATE) {
+            k.cur_qp_state = attr.cur_qp_state.0 as u8;
+        }
+        if has(IBV_QP_EN_SQD_ASYNC_NOTIFY) {
+            k.en_sqd_async_notify = attr.en_sqd_async_notify;
+        }
+        if has(IBV_QP_ACCESS_FLAGS) {
+            k.qp_access_flags = attr.qp_access_flags;
+        }
+        if has(IBV_QP_PKEY_INDEX) {
+            k.pkey_index = attr.pkey_index;
+        }
+        if has(IBV_QP_PORT) {
+            k.port_num = attr.port_num;
+        }
+        if has(IBV_QP_QKEY) {
+            k.qkey = attr.qkey;
+        }
+        if has(IBV_QP_AV) {
+            k.dest = dest(&attr.ah_attr);
+        }
     }
-    if has(IBV_QP_CUR_STATE) {
-        k.cur_qp_state = attr.cur_qp_state.0 as u8;
+    if m & MID != 0 {
+        if has(IBV_QP_PATH_MTU) {
+            k.path_mtu = attr.path_mtu.0 as u8;
+        }
+        if has(IBV_QP_TIMEOUT) {
+            k.timeout = attr.timeout;
+        }
+        if has(IBV_QP_RETRY_CNT) {
+            k.retry_cnt = attr.retry_cnt;
+        }
+        if has(IBV_QP_RNR_RETRY) {
+            k.rnr_retry = attr.rnr_retry;
+        }
+        if has(IBV_QP_RQ_PSN) {
+            k.rq_psn = attr.rq_psn;
+        }
+        if has(IBV_QP_MAX_QP_RD_ATOMIC) {
+            k.max_rd_atomic = attr.max_rd_atomic;
+        }
+        if has(IBV_QP_ALT_PATH) {
+            k.alt_pkey_index = attr.alt_pkey_index;
+            k.alt_port_num = attr.alt_port_num;
+            k.alt_timeout = attr.alt_timeout;
+            k.alt_dest = dest(&attr.alt_ah_attr);
+        }
+        if has(IBV_QP_MIN_RNR_TIMER) {
+            k.min_rnr_timer = attr.min_rnr_timer;
+        }
     }
-    if has(IBV_QP_EN_SQD_ASYNC_NOTIFY) {
-        k.en_sqd_async_notify = attr.en_sqd_async_notify;
-    }
-    if has(IBV_QP_ACCESS_FLAGS) {
-        k.qp_access_flags = attr.qp_access_flags;
-    }
-    if has(IBV_QP_PKEY_INDEX) {
-        k.pkey_index = attr.pkey_index;
-    }
-    if has(IBV_QP_PORT) {
-        k.port_num = attr.port_num;
-    }
-    if has(IBV_QP_QKEY) {
-        k.qkey = attr.qkey;
-    }
-    if has(IBV_QP_AV) {
-        k.dest = dest(&attr.ah_attr);
-    }
-    if has(IBV_QP_PATH_MTU) {
-        k.path_mtu = attr.path_mtu.0 as u8;
-    }
-    if has(IBV_QP_TIMEOUT) {
-        k.timeout = attr.timeout;
-    }
-    if has(IBV_QP_RETRY_CNT) {
-        k.retry_cnt = attr.retry_cnt;
-    }
-    if has(IBV_QP_RNR_RETRY) {
-        k.rnr_retry = attr.rnr_retry;
-    }
-    if has(IBV_QP_RQ_PSN) {
-        k.rq_psn = attr.rq_psn;
-    }
-    if has(IBV_QP_MAX_QP_RD_ATOMIC) {
-        k.max_rd_atomic = attr.max_rd_atomic;
-    }
-    if has(IBV_QP_ALT_PATH) {
-        k.alt_pkey_index = attr.alt_pkey_index;
-        k.alt_port_num = attr.alt_port_num;
-        k.alt_timeout = attr.alt_timeout;
-        k.alt_dest = dest(&attr.alt_ah_attr);
-    }
-    if has(IBV_QP_MIN_RNR_TIMER) {
-        k.min_rnr_timer = attr.min_rnr_timer;
-    }
-    if has(IBV_QP_SQ_PSN) {
-        k.sq_psn = attr.sq_psn;
-    }
-    if has(IBV_QP_MAX_DEST_RD_ATOMIC) {
-        k.max_dest_rd_atomic = attr.max_dest_rd_atomic;
-    }
-    if has(IBV_QP_PATH_MIG_STATE) {
-        k.path_mig_state = attr.path_mig_state.0 as u8;
-    }
-    if has(IBV_QP_DEST_QPN) {
-        k.dest_qp_num = attr.dest_qp_num;
+    if m & !(LOW | MID) != 0 {
+        if has(IBV_QP_SQ_PSN) {
+            k.sq_psn = attr.sq_psn;
+        }
+        if has(IBV_QP_MAX_DEST_RD_ATOMIC) {
+            k.max_dest_rd_atomic = attr.max_dest_rd_atomic;
+        }
+        if has(IBV_QP_PATH_MIG_STATE) {
+            k.path_mig_state = attr.path_mig_state.0 as u8;
+        }
+        if has(IBV_QP_DEST_QPN) {
+            k.dest_qp_num = attr.dest_qp_num;
+        }
     }
     Ok(())
 }
