@@ -180,11 +180,6 @@ impl<O> Obj<O> {
             return;
         }
         debug_assert!(reported.comp == 0 || self.kind() == Kind::Cq);
-        // None reported (the usual case, and every hosted destroy's second
-        // call): nothing to wait for, no call.
-        if reported == EventCounts::default() {
-            return;
-        }
         self.events
             .wait_acked(reported, || self.comp_counter().load(Ordering::SeqCst));
     }
