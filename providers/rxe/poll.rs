@@ -28,17 +28,27 @@ const _: () = {
 /// (-1, errno EINVAL) for a pointer that is not one of our live CQs.
 pub(super) unsafe extern "C" fn poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     if crate::entry::trace_level() == 0 {
-        // The untraced path: one pin, and busy pollers that find the CQ
-        // empty return before the locked part sets up its frame.
         // SAFETY: the op's arguments, forwarded.
-        let body = || unsafe { poll_cq_body(ibcq, ne, wc) };
-        return crate::entry::run("poll_cq", body, || {
-            crate::entry::set_errno(crate::entry::Errno::EIO);
-            -1
-        });
+        return unsafe { poll_cq_untraced(ibcq, ne, wc) };
     }
     // SAFETY: the op's arguments, forwarded.
     unsafe { poll_cq_traced(ibcq, ne, wc) }
+}
+
+/// `poll_cq` without the trace check, the slot of contexts opened with
+/// tracing off: one pin, and busy pollers that find the CQ empty return
+/// before the locked part sets up its frame.
+pub(super) unsafe extern "C" fn poll_cq_untraced(
+    ibcq: *mut ibv_cq,
+    ne: c_int,
+    wc: *mut ibv_wc,
+) -> c_int {
+    // SAFETY: the op's arguments, forwarded.
+    let body = || unsafe { poll_cq_body(ibcq, ne, wc) };
+    crate::entry::run("poll_cq", body, || {
+        crate::entry::set_errno(crate::entry::Errno::EIO);
+        -1
+    })
 }
 
 #[inline(never)]

@@ -6,7 +6,8 @@
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
 //! are reached from their C pointers with one slab check (`qp::pin`: an
 //! address check, then the slot's tag, see `crate::object::slab`), held for
-//! the call; tracing costs one relaxed load (`#[entry]`).
+//! the call; contexts opened with tracing off install the `_untraced`
+//! twins (`#[entry(untraced = ..)]`), which load no global per call.
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
@@ -460,7 +461,7 @@ unsafe fn post_send_slow(
     }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_send_untraced)]
 pub unsafe extern "C" fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
@@ -574,7 +575,7 @@ unsafe fn post_recv_slow(
     unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad) }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_recv_untraced)]
 pub unsafe extern "C" fn post_recv(
     qp: *mut ibv_qp,
     wr: *mut ibv_recv_wr,
@@ -622,7 +623,7 @@ pub unsafe extern "C" fn post_recv(
     unsafe { post_recv_slow(q, wr, bad_wr) }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_srq_recv_untraced)]
 pub unsafe extern "C" fn post_srq_recv(
     srq: *mut ibv_srq,
     wr: *mut ibv_recv_wr,
