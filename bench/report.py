@@ -137,125 +137,6 @@ IR_BOUNDS = {
         "two index loads, no lock and no stack frame: the checks and the empty test cannot "
         "panic, so they run outside the panic boundary, and the error return and the locked "
         "part are tail calls (declared extern \"C\" so that no unwind can leave them)"),
-    "post_recv_16": ("data", True,
-        "as above, 16 WQEs under one lock; ours publishes them with one producer-index store "
-        "and reads the kernel's index once, again only when the ring looks full (rdma-core "
-        "reads and stores per WQE)"),
-    "poll_cq_empty": ("data", True,
-        "user space only. rdma-core takes and releases the CQ's spin lock around a look at the "
-        "ring's indices; ours checks the CQ pointer, then loads the two index words without the "
-        "lock (no call; valid because each side only advances its own index; after a resize the "
-        "lock is always taken), with the locked drain out of line. The pointer check is the "
-        "slab's: an address compare per slab chunk, then a pin on the slot: one atomic add to "
-        "the word holding its live bit and its pin count, a subtract at the end (so that a "
-        "destroy waits for the call instead of unmapping under it)"),
-    "poll_cq_16": ("data", True,
-        "user space only: 16 CQEs copied out of the ring into ibv_wc; ours reads the producer "
-        "index once, copies the first CQE inline and the rest out of line by pointer, and "
-        "releases all 16 with one store (rdma-core: a load and a store per CQE)"),
-    "post_send_1": ("data", True,
-        "the doorbell: after writing the WQE, rxe's post_send makes a write() on the uverbs fd "
-        "(POST_SEND with no WRs), and kernel rxe runs the requester (and, on loopback, the "
-        "responder) for the new WQE before returning: the system call and the kernel's packet "
-        "processing are nearly all of it (tens of µs under TCG against a few hundred user-space "
-        "instructions, see the instruction table). No library change can reach 0.9x here: both "
-        "libraries make exactly one doorbell per call, and rxe processes WQEs only when rung"),
-    "post_send_16": ("data", True,
-        "one doorbell for 16 WQEs; the kernel processes all 16 in it (identical WQEs and "
-        "system calls for both libraries; kernel-bound as post_send_1)"),
-    "post_send_inline": ("data", True, "as post_send_1, plus a 64-byte copy into the WQE"),
-    "rc_roundtrip": ("data", True,
-        "kernel rxe: two doorbells, requester/responder/completer work and loopback packets "
-        "per round trip; the library's share (posting, polling) is small: kernel-bound, so "
-        "0.9x is out of a library's reach"),
-    "open_close": ("control", True,
-        "open of /dev/infiniband/uverbsN, GET_CONTEXT, the kernel's per-file set-up and "
-        "teardown (strace: ours makes fewer system calls than rdma-core: no fstat, one ioctl "
-        "less)"),
-    "query_device_ex": ("control", True,
-        "one QUERY_DEVICE kernel command (the same ioctl as rdma-core); ours hands the kernel "
-        "the caller's buffers directly (no scratch copies) and runs fewer user-space "
-        "instructions than rdma-core; what is left is the system call"),
-    "reg_mr_4k": ("control", True,
-        "REG_MR and DEREG_MR kernel commands (pinning one page), the same system calls as "
-        "rdma-core; ours takes a slot of the MR slab whose header holds the registry record "
-        "(kind, context, two atomic event counters, destroy claim: no allocation, no map "
-        "entry) and finds it again by the slab's address check, where rdma-core callocs and "
-        "frees its rxe_mr; the slab's free list is lock-free (a Treiber stack) and REG_MR goes "
-        "through INVOKE_WRITE as in rdma-core 44, its attributes built inline in the command "
-        "(the same user-space instructions as rdma-core, see the instruction table)"),
-    "reg_mr_64m": ("control", True, "the kernel pinning and unpinning 16384 pages"),
-    "qp_lifecycle": ("control", True,
-        "kernel commands: CREATE_QP, 3 x MODIFY_QP, DESTROY_QP; mmap/munmap of two rings "
-        "(the same system calls as rdma-core; user space is under 1% of it)"),
-    "cq_lifecycle": ("control", True,
-        "CREATE_CQ + mmap of the ring, munmap + DESTROY_CQ (the same system calls as "
-        "rdma-core)"),
-    "mem_qp_heap": ("memory", True,
-        "the library's own memory per QP (malloc'd bytes plus resident anonymous mappings). "
-        "Ours: one slab slot per QP, 464 B: an 8 B header (live bit and pin count in one word, "
-        "the record's reference count), the 16 B registry record (context, the async event "
-        "counter, kind and flags; the C pointer and the token are the slot's and its slab's, a "
-        "CQ's completion events are counted in its C struct as rdma-core does), "
-        "the C struct ibv_qp_ex (360 B) and the rxe state (80 B: two 16 B rings, each the "
-        "mapping's start, mask and element size, 4-aligned so that the one-word spin lock "
-        "beside each and the queues' 4-byte fields pack without padding, the send queue's "
-        "batch state, limits, handle, type and the context reference); nothing malloc'd, "
-        "and slots never used stay untouched pages; rdma-core has one rxe_qp of about "
-        "490 B. The figure counts whole pages: the 100 QPs take slots 3-102 of the QP slab "
-        "(the program's earlier QPs and the first one the row creates hold slots 0-2, so the "
-        "first page is resident already), "
-        "up to byte 47,792 of the slab: 11 new pages, 450.6 B per QP, plus 480 B malloc'd "
-        "during the 100 creates (4.8 B per QP, not yet traced). Slots of up to 477 B would "
-        "stay within these 11 pages; at 488 B they took 12 (496.3 B per QP)"),
-    "mem_qp_rings": ("memory", True,
-        "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
-        "requested depth, so equal for any library"),
-    "mem_qp_rss": ("memory", True, "heap + touched ring pages"),
-    "mem_cq_heap": ("memory", True,
-        "the library's own memory per CQ (malloc'd bytes plus resident anonymous mappings, as "
-        "for QPs): one slab slot of 344 B (8 B header, 16 B registry record, ibv_cq_ex 288 B, "
-        "rxe state 32 B: the ring and poll cursor (its shown flag in the top bit) under a "
-        "one-word lock, and the first ring's index words for the lock-free empty check, "
-        "cleared when a resize begins; the handle is the C struct's, and a first ring a "
-        "resize replaced stays mapped in a short global list until its CQ goes) against "
-        "rdma-core's one rxe_cq of 352 B. The figure counts whole pages: the 100 CQs take "
-        "slots 6-105 of the CQ slab (the first page is resident already: the program's "
-        "earlier CQs used slots 0-5), up to byte 36,464 of the slab: 8 new pages, 327.7 B "
-        "per CQ. Slots of up to 347 B would stay within these 8 pages; at 352-368 B they "
-        "took 9 (368.6 B per CQ)"),
-    "mem_cq_rings": ("memory", True, "the CQ ring, allocated by the kernel and mmap'd"),
-    "mem_cq_rss": ("memory", True, "heap + touched ring pages"),
-    "peak_rss_1000qp": ("memory", True,
-        "the mapped rings (kernel-sized, about 48 KiB per 64/64 QP, identical for both libraries) "
-        "dominate; the rest is the program, the library's code and data and its heap"),
-    "perftest_write_bw": ("perftest", False, "kernel rxe packet processing (TCG-emulated)"),
-    "perftest_send_lat": ("perftest", True, "kernel rxe packet processing (TCG-emulated)"),
-}
-TARGET = {"data": 0.9, "control": 1.0, "memory": 1.0, "perftest": 1.0}
-# Issue #13's instruction targets: ours/rdma-core at most 1.0 on every row of
-# the instruction table, at most 0.8 on the data path.
-IR_TARGET = {"data": 0.8, "control": 1.0}
-# row -> what bounds its instruction count, shown when the row misses IR_TARGET
-IR_BOUNDS = {
-    "post_recv_1": (
-        "110 against rdma-core's 133 (prof.sh; 129 before the short case, 136 before that): "
-        "one WR of at most one SGE on a free lock is posted in post_recv's own frame with no "
-        "loop and no call (three callee-saved registers; lists, longer WRs and a contended "
-        "lock go out of line). Left above rdma-core's own parts: the slot check (one multiply "
-        "and one compare: all slots of a type live in one reserved address range) and the "
-        "pin's atomic add and subtract (three instructions; a destroy waits for calls in "
-        "flight instead of unmapping under them), and the entry's trace switch (3). Folding "
-        "the pin into the queue lock (no pin, the lock word kept across slot reuse, a "
-        "destroy taking each lock once) measured one fewer on post_recv_1 and three more on "
-        "post_send_1, and the slab's in-place drop of a reused slot then races a stale "
-        "post's lock word (Miri): not taken. 0.8 (106) would need four more"),
-    "poll_cq_empty": (
-        "64 against rdma-core's 68, the program's loop included: trace switch, slot check, "
-        "the pin's atomics, argument checks, two index loads, no lock, no stack frame beyond "
-        "two registers; 0.8 (54) would need 9 fewer, of which the pin's atomic add and "
-        "subtract are three (the guarantee that a destroy waits for calls in flight needs "
-        "them, and a lock-free empty check has no lock to fold them into)"),
     "post_recv_16": (
         "met: 875 against 1363 (864 before post_recv_1's short case, which sends lists out "
         "of line): 16 WQEs under one lock and one producer-index store, each on "
@@ -265,39 +146,42 @@ IR_BOUNDS = {
         "locked drain, the lock one compare-exchange (the own-batch check only when it "
         "fails), the CQE copies walked by pointer in at most two runs of adjacent slots"),
     "post_send_1": (
-        "about 188 against rdma-core's 215 (prof.sh; 195 before the short case, 209 and 233 "
-        "before that): one send or RDMA WR of at most one SGE or inline buffer on a "
-        "connected QP and a free lock is encoded with no loop (its list's length known to "
-        "be 0 or 1), the header zeroed before the WR's fields are read (so they go straight "
-        "to the slot, not spilled across the zeroing); the doorbell's write() result one "
-        "compare. Left above rdma-core's own parts: the slot check and the pin's atomic add "
-        "and subtract (three instructions), the six-register frame the list path in the "
-        "same function needs, and zeroing 11 x 16 bytes of the WQE header (zeroing only "
-        "rdma-core's part, the `wr` union, and writing state and iova measured the same: "
-        "the stores are as many). 0.8 (172) would need about 16 more"),
+        "met: about 167 against rdma-core's 215 (prof.sh; 188 with the trace switch, the "
+        "doorbell's trace check and the list and inline paths in the same frame, 195 before "
+        "the short case): one send or RDMA WR of at most one SGE on a connected QP and a "
+        "free lock is encoded with no loop (its list's length known to be 0 or 1), the "
+        "header zeroed before the WR's fields are read (so they go straight to the slot, "
+        "not spilled across the zeroing); the doorbell's write() result one compare with "
+        "the context's expected value. Lists, contended locks and inline WRs go out of line "
+        "(the inline one by a tail call), so the frame saves fewer registers. Left above "
+        "rdma-core's own parts: the slot check and the pin's atomic add and subtract, and "
+        "zeroing 13 x 16 bytes of the WQE header (zeroing only rdma-core's part, the `wr` "
+        "union, and writing state and iova measured the same: the stores are as many)"),
     "post_send_16": (
-        "met: 1687 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
+        "met: 1652 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
         "tests and header order cost the list loop): per WR about 95 instructions, zeroing and "
         "writing the 208-byte header being the most"),
-    "post_send_inline": ("about 224 against rdma-core's 231 (226 before the short case, 241 "
-        "before that): as post_send_1, the "
-        "inline data copied straight from the caller's list into the slot, 8 to 64 bytes "
-        "per buffer as two overlapping fixed-size copies (no memcpy call), with its checks "
-        "(a zero-length or NULL buffer, max_inline, the slot's room, a bounds check the "
-        "compiler keeps) per buffer; a split of the slot into header and byte tail (no "
-        "slot-size or alignment test) measured one more, not fewer. 0.8 (185) as for "
-        "post_send_1"),
+    "post_send_inline": ("about 226 against rdma-core's 231 (221 when it shared "
+        "post_send_1's frame, 241 before the short case): as post_send_1, reached by a tail "
+        "call to an out-of-line short case with its own frame and panic boundary (in "
+        "post_send's frame it cost post_send_1 about 13), the inline data copied straight "
+        "from the caller's list into the slot, 8 to 64 bytes per buffer as two overlapping "
+        "fixed-size copies (no memcpy call), with its checks (a zero-length or NULL buffer, "
+        "max_inline, the slot's room, a bounds check the compiler keeps) per buffer; a split "
+        "of the slot into header and byte tail (no slot-size or alignment test) measured "
+        "one more, not fewer. 0.8 (185) would need about 41 fewer: more than the frame, the "
+        "slot check and the pin together, so the header zeroing and the copy's checks "
+        "would have to go too"),
     "rc_roundtrip": (
-        "about 895 against rdma-core's 977 (945 before the post paths' short cases, 1029 "
-        "before that): two post_send and two post_recv "
-        "below rdma-core's, and the polls (about 2.3 per round trip, most finding one "
-        "completion) now take the lock and copy a single completion in poll_cq's own frame "
-        "(about 22 fewer per poll than the call to an out-of-line locked part with a "
-        "six-register frame), more than one out of line; each call still pays the slot "
-        "check and the pin (about 14, the pin's atomics three of them) and the argument "
-        "checks. 0.8 (781) would need about 114 fewer, some 19 per call on the six calls: "
-        "more than the slot check and pin together, so the post paths' frames and the "
-        "polls' checks would have to shrink too"),
+        "about 839 against rdma-core's 977 (895 with the trace switches, 945 before the "
+        "post paths' short cases): two post_send and two post_recv below rdma-core's, and "
+        "the polls (about 2.3 per round trip, most finding one completion) take the lock "
+        "and copy a single completion in an out-of-line part reached by a tail call from "
+        "the frameless empty test, more than one further out of line; each call still "
+        "pays the slot check and the pin (about 12, the pin's atomics three of them) and "
+        "the argument checks. 0.8 (781) would need about 58 fewer, some 10 per call on "
+        "the six calls: about the slot check and pin together, so the calls' frames and "
+        "the polls' locked part would have to shrink too"),
     "reg_mr_4k": (
         "met: about 808 against rdma-core's 845 (prof.sh data control): ours takes a slot of "
         "the MR slab (a lock-free free list: one compare-and-swap to take, one to give back) "

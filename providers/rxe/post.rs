@@ -371,27 +371,75 @@ unsafe fn post_send_list(
         && w.opcode.0 <= ibv_wr_opcode::IBV_WR_RDMA_READ.0
         && (w.num_sge as u32) <= 1
         && st.qp_type() != ibv_qp_type::IBV_QPT_UD
-        && let Some(mut g) = st.sq.lock.try_lock()
     {
-        let SqInner { queue, ssn, .. } = &mut *g;
-        // SAFETY: the WR's gather list (verbs contract).
-        let r = unsafe { send_short(st, &mut queue.batch(), ssn, w) };
-        drop(g);
-        let rc = match r {
-            Ok(()) => 0,
-            Err(e) => {
-                // SAFETY: checked non-NULL above.
-                unsafe { *bad = wr };
-                e.0
-            }
-        };
-        return match st.ctx.uverbs.post_send_doorbell(st.handle) {
-            Err(e) => e.0,
-            Ok(()) => rc,
-        };
+        if w.send_flags & wqe::SEND_INLINE != 0 {
+            // SAFETY: per this function's contract.
+            return unsafe { post_send_inline_short(q, wr, bad) };
+        }
+        // SAFETY: per this function's contract.
+        if let Some(rc) = unsafe { post_short::<false>(st, wr, bad) } {
+            return rc;
+        }
     }
     // SAFETY: per this function's contract.
     unsafe { post_send_slow(q, wr, bad) }
+}
+
+/// The short case of `post_send_list` (its WR `wr` checked there, inline
+/// or not as `INLINE` says) on a free lock, with the doorbell; `None` if
+/// the lock was taken.
+///
+/// # Safety
+/// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
+#[inline(always)]
+unsafe fn post_short<const INLINE: bool>(
+    st: &QpState,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> Option<c_int> {
+    let mut g = st.sq.lock.try_lock()?;
+    let SqInner { queue, ssn, .. } = &mut *g;
+    // SAFETY: the caller's WR and its gather list (verbs contract).
+    let r = unsafe { send_short::<INLINE>(st, &mut queue.batch(), ssn, &*wr) };
+    drop(g);
+    let rc = match r {
+        Ok(()) => 0,
+        Err(e) => {
+            // SAFETY: checked non-NULL by the caller.
+            unsafe { *bad = wr };
+            e.0
+        }
+    };
+    Some(match st.ctx.uverbs.post_send_doorbell(st.handle) {
+        Err(e) => e.0,
+        Ok(()) => rc,
+    })
+}
+
+/// `post_send_list`'s short case for an inline WR, out of line: the inline
+/// copy's checks and registers would otherwise set the frame of every send.
+/// Behind its own panic boundary and `extern "C"` (no unwind leaves it;
+/// Rust only calls it, so the pin may pass by value), so that the call is
+/// a tail call.
+///
+/// # Safety
+/// As `post_short`.
+#[inline(never)]
+#[allow(improper_ctypes_definitions)]
+unsafe extern "C" fn post_send_inline_short(
+    q: Pinned<RxeQp>,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    let body = move || {
+        // SAFETY: per this function's contract.
+        if let Some(rc) = unsafe { post_short::<true>(&q.st, wr, bad) } {
+            return rc;
+        }
+        // SAFETY: per this function's contract.
+        unsafe { post_send_slow(q, wr, bad) }
+    };
+    crate::entry::run("post_send", body, || libc::EIO)
 }
 
 /// `post_one` for a WR `post_send_list` found short: a send or RDMA
@@ -401,7 +449,12 @@ unsafe fn post_send_list(
 /// # Safety
 /// As `post_one`.
 #[inline(always)]
-unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
+unsafe fn send_short<const INLINE: bool>(
+    st: &QpState,
+    sq: &mut Batch,
+    ssn: &mut u32,
+    wr: &ibv_send_wr,
+) -> Result<()> {
     let one = wr.num_sge != 0;
     if u32::from(one) > st.sq.max_sge {
         return Err(Errno::EINVAL);
@@ -411,7 +464,7 @@ unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_
         true => unsafe { sges(wr.sg_list, 1)? },
         false => &[],
     };
-    if wr.send_flags & wqe::SEND_INLINE != 0 {
+    if INLINE {
         // As `post_one_inline`, for at most one buffer: no loop.
         // SAFETY: per this function's contract.
         let buf = list.first().map(|s| unsafe { inline_buf(s) });
