@@ -126,65 +126,69 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "110 against rdma-core's 133 (prof.sh; 129 before the short case, 136 before that): "
-        "one WR of at most one SGE on a free lock is posted in post_recv's own frame with no "
-        "loop and no call (three callee-saved registers; lists, longer WRs and a contended "
-        "lock go out of line). Left above rdma-core's own parts: the slot check (one multiply "
-        "and one compare: all slots of a type live in one reserved address range) and the "
-        "pin's atomic add and subtract (three instructions; a destroy waits for calls in "
-        "flight instead of unmapping under them), and the entry's trace switch (3). Folding "
-        "the pin into the queue lock (no pin, the lock word kept across slot reuse, a "
-        "destroy taking each lock once) measured one fewer on post_recv_1 and three more on "
+        "met: 106 against rdma-core's 133 (prof.sh; 110 with the per-call trace switch, 129 "
+        "before the short case): one WR of at most one SGE on a free lock is posted in "
+        "post_recv's own frame with no loop and no call (three callee-saved registers; lists, "
+        "longer WRs and a contended lock go out of line), and no trace switch: a context "
+        "opened with tracing off (IBV_TRACE is read once, at load) gets op slots without it. "
+        "Left above rdma-core's own parts: the slot check (one multiply and one compare: all "
+        "slots of a type live in one reserved address range) and the pin's atomic add and "
+        "subtract (a destroy waits for calls in flight instead of unmapping under them). "
+        "Folding the pin into the queue lock measured one fewer here and three more on "
         "post_send_1, and the slab's in-place drop of a reused slot then races a stale "
-        "post's lock word (Miri): not taken. 0.8 (106) would need four more"),
+        "post's lock word (Miri): not taken. Keeping the ring's base and element size in "
+        "the batch (no re-read after the acquire load) measured two more, not fewer"),
     "poll_cq_empty": (
-        "64 against rdma-core's 68, the program's loop included: trace switch, slot check, "
-        "the pin's atomics, argument checks, two index loads, no lock, no stack frame beyond "
-        "two registers; 0.8 (54) would need 9 fewer, of which the pin's atomic add and "
-        "subtract are three (the guarantee that a destroy waits for calls in flight needs "
-        "them, and a lock-free empty check has no lock to fold them into)"),
+        "met: 54 against rdma-core's 68, the program's loop included (63 with the trace "
+        "switch and a three-register frame): slot check, the pin's atomics, argument checks, "
+        "two index loads, no lock and no stack frame: the checks and the empty test cannot "
+        "panic, so they run outside the panic boundary, and the error return and the locked "
+        "part are tail calls (declared extern \"C\" so that no unwind can leave them)"),
     "post_recv_16": (
-        "met: 880 against 1363 (864 before post_recv_1's short case, which sends lists out "
+        "met: 875 against 1363 (864 before post_recv_1's short case, which sends lists out "
         "of line): 16 WQEs under one lock and one producer-index store, each on "
         "the slot split once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
-        "met: 374 against 521: one pin per call shared by the lock-free empty test and the "
+        "met: 369 against 521: one pin per call shared by the lock-free empty test and the "
         "locked drain, the lock one compare-exchange (the own-batch check only when it "
         "fails), the CQE copies walked by pointer in at most two runs of adjacent slots"),
     "post_send_1": (
-        "about 188 against rdma-core's 215 (prof.sh; 195 before the short case, 209 and 233 "
-        "before that): one send or RDMA WR of at most one SGE or inline buffer on a "
-        "connected QP and a free lock is encoded with no loop (its list's length known to "
-        "be 0 or 1), the header zeroed before the WR's fields are read (so they go straight "
-        "to the slot, not spilled across the zeroing); the doorbell's write() result one "
-        "compare. Left above rdma-core's own parts: the slot check and the pin's atomic add "
-        "and subtract (three instructions), the six-register frame the list path in the "
-        "same function needs, and zeroing 11 x 16 bytes of the WQE header (zeroing only "
-        "rdma-core's part, the `wr` union, and writing state and iova measured the same: "
-        "the stores are as many). 0.8 (172) would need about 16 more"),
+        "met: about 167 against rdma-core's 215 (prof.sh; 188 with the trace switch, the "
+        "doorbell's trace check and the list and inline paths in the same frame, 195 before "
+        "the short case): one send or RDMA WR of at most one SGE on a connected QP and a "
+        "free lock is encoded with no loop (its list's length known to be 0 or 1), the "
+        "header zeroed before the WR's fields are read (so they go straight to the slot, "
+        "not spilled across the zeroing); the doorbell's write() result one compare with "
+        "the context's expected value. Lists, contended locks and inline WRs go out of line "
+        "(the inline one by a tail call), so the frame saves fewer registers. Left above "
+        "rdma-core's own parts: the slot check and the pin's atomic add and subtract, and "
+        "zeroing 13 x 16 bytes of the WQE header (zeroing only rdma-core's part, the `wr` "
+        "union, and writing state and iova measured the same: the stores are as many)"),
     "post_send_16": (
-        "met: 1687 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
+        "met: 1652 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
         "tests and header order cost the list loop): per WR about 95 instructions, zeroing and "
         "writing the 208-byte header being the most"),
-    "post_send_inline": ("about 224 against rdma-core's 231 (226 before the short case, 241 "
-        "before that): as post_send_1, the "
-        "inline data copied straight from the caller's list into the slot, 8 to 64 bytes "
-        "per buffer as two overlapping fixed-size copies (no memcpy call), with its checks "
-        "(a zero-length or NULL buffer, max_inline, the slot's room, a bounds check the "
-        "compiler keeps) per buffer; a split of the slot into header and byte tail (no "
-        "slot-size or alignment test) measured one more, not fewer. 0.8 (185) as for "
-        "post_send_1"),
+    "post_send_inline": ("about 226 against rdma-core's 231 (221 when it shared "
+        "post_send_1's frame, 241 before the short case): as post_send_1, reached by a tail "
+        "call to an out-of-line short case with its own frame and panic boundary (in "
+        "post_send's frame it cost post_send_1 about 13), the inline data copied straight "
+        "from the caller's list into the slot, 8 to 64 bytes per buffer as two overlapping "
+        "fixed-size copies (no memcpy call), with its checks (a zero-length or NULL buffer, "
+        "max_inline, the slot's room, a bounds check the compiler keeps) per buffer; a split "
+        "of the slot into header and byte tail (no slot-size or alignment test) measured "
+        "one more, not fewer. 0.8 (185) would need about 41 fewer: more than the frame, the "
+        "slot check and the pin together, so the header zeroing and the copy's checks "
+        "would have to go too"),
     "rc_roundtrip": (
-        "about 895 against rdma-core's 977 (945 before the post paths' short cases, 1029 "
-        "before that): two post_send and two post_recv "
-        "below rdma-core's, and the polls (about 2.3 per round trip, most finding one "
-        "completion) now take the lock and copy a single completion in poll_cq's own frame "
-        "(about 22 fewer per poll than the call to an out-of-line locked part with a "
-        "six-register frame), more than one out of line; each call still pays the slot "
-        "check and the pin (about 14, the pin's atomics three of them) and the argument "
-        "checks. 0.8 (781) would need about 114 fewer, some 19 per call on the six calls: "
-        "more than the slot check and pin together, so the post paths' frames and the "
-        "polls' checks would have to shrink too"),
+        "about 839 against rdma-core's 977 (895 with the trace switches, 945 before the "
+        "post paths' short cases): two post_send and two post_recv below rdma-core's, and "
+        "the polls (about 2.3 per round trip, most finding one completion) take the lock "
+        "and copy a single completion in an out-of-line part reached by a tail call from "
+        "the frameless empty test, more than one further out of line; each call still "
+        "pays the slot check and the pin (about 12, the pin's atomics three of them) and "
+        "the argument checks. 0.8 (781) would need about 58 fewer, some 10 per call on "
+        "the six calls: about the slot check and pin together, so the calls' frames and "
+        "the polls' locked part would have to shrink too"),
     "reg_mr_4k": (
         "met: about 808 against rdma-core's 845 (prof.sh data control): ours takes a slot of "
         "the MR slab (a lock-free free list: one compare-and-swap to take, one to give back) "

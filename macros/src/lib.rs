@@ -6,6 +6,9 @@
 //! `neg_errno` (`Result<isize>`), `ptr` (`Result<*mut T>` or `Result<*const T>`) or
 //! `value(FALLBACK)` (the value itself; FALLBACK if the body panics). An
 //! optional `name = IDENT` names the call in trace lines (default: the fn's).
+//! An optional `untraced = IDENT` also defines IDENT, the same verb without
+//! the trace check (for op slots a context fills once it knows tracing is
+//! off: the data path then loads no global per call).
 //! Trace lines show every parameter but those named `_` or `_x`.
 //! The expansion calls `crate::entry::{run, run_traced, ret_*}`: the macro is
 //! for the ibverbs crate only.
@@ -21,6 +24,7 @@ struct Args {
     conv: Ident,
     panic: Tokens,
     name: Option<Ident>,
+    untraced: Option<Ident>,
 }
 
 const CONVS: &str = "expected `errno`, `minus_one`, `neg_errno`, `ptr` or `value(FALLBACK)`";
@@ -45,15 +49,21 @@ impl Parse for Args {
             }
             _ => return Err(Error::new(kind.span(), CONVS)),
         };
-        let mut name = None;
-        if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+        let (mut name, mut untraced) = (None, None);
+        while input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
             let key: Ident = input.parse()?;
-            if key != "name" {
-                return Err(Error::new(key.span(), "expected `name = IDENT`"));
-            }
+            let slot = match key.to_string().as_str() {
+                "name" => &mut name,
+                "untraced" => &mut untraced,
+                _ => {
+                    return Err(Error::new(
+                        key.span(),
+                        "expected `name = IDENT` or `untraced = IDENT`",
+                    ));
+                }
+            };
             input.parse::<Token![=]>()?;
-            name = Some(input.parse()?);
-            input.parse::<Option<Token![,]>>()?;
+            *slot = Some(input.parse()?);
         }
         if !input.is_empty() {
             return Err(input.error("unexpected tokens after the convention"));
@@ -62,6 +72,7 @@ impl Parse for Args {
             conv: Ident::new(conv, kind.span()),
             panic,
             name,
+            untraced,
         })
     }
 }
@@ -108,9 +119,38 @@ fn expand(args: Args, func: ItemFn) -> syn::Result<Tokens> {
             }
         }
     }
-    let Args { conv, panic, name } = args;
+    let Args {
+        conv,
+        panic,
+        name,
+        untraced,
+    } = args;
     let name = name.unwrap_or_else(|| sig.ident.clone()).to_string();
     let labels = names.iter().map(|n| n.to_string());
+    // The untraced twin: the same body behind the panic boundary only.
+    let twin = untraced.map(|id| {
+        let syn::Signature {
+            constness,
+            unsafety,
+            abi,
+            generics,
+            inputs,
+            output,
+            ..
+        } = &sig;
+        let wc = &generics.where_clause;
+        quote! {
+            #(#attrs)*
+            #vis #constness #unsafety #abi fn #id #generics (#inputs) #output #wc {
+                #[allow(unused_unsafe, clippy::redundant_closure_call)]
+                crate::entry::run(
+                    #name,
+                    || crate::entry::#conv((|| #block)()),
+                    || crate::entry::#conv(#panic),
+                )
+            }
+        }
+    });
     // The body is expanded twice so that the untraced path captures nothing
     // for the traced one.
     Ok(quote! {
@@ -137,5 +177,6 @@ fn expand(args: Args, func: ItemFn) -> syn::Result<Tokens> {
                 ))
             }
         }
+        #twin
     })
 }

@@ -17,12 +17,23 @@ impl RxeContext {
     /// Sets the op slots rxe implements itself (data path); the rest keep the
     /// library's dispatchers (to the ContextOps below) or dummies.
     pub(super) fn fill_ops(v: &mut verbs_context) {
+        use super::{poll, post};
         // The data path: called by verbs.h inline code with C's pointers.
-        v.context.ops.post_send = Some(super::post::post_send);
-        v.context.ops.post_recv = Some(super::post::post_recv);
-        v.context.ops.post_srq_recv = Some(super::post::post_srq_recv);
-        v.context.ops.bind_mw = Some(super::post::bind_mw);
-        v.context.ops.poll_cq = Some(super::poll::poll_cq);
+        // Tracing is set once at load: with it off, the slots get the
+        // verbs without the per-call trace check.
+        let ops = &mut v.context.ops;
+        if crate::entry::trace_level() == 0 {
+            ops.post_send = Some(post::post_send_untraced);
+            ops.post_recv = Some(post::post_recv_untraced);
+            ops.post_srq_recv = Some(post::post_srq_recv_untraced);
+            ops.poll_cq = Some(poll::poll_cq_untraced);
+        } else {
+            ops.post_send = Some(post::post_send);
+            ops.post_recv = Some(post::post_recv);
+            ops.post_srq_recv = Some(post::post_srq_recv);
+            ops.poll_cq = Some(poll::poll_cq);
+        }
+        ops.bind_mw = Some(post::bind_mw);
     }
 }
 

@@ -6,7 +6,8 @@
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
 //! are reached from their C pointers with one slab check (`qp::pin`: an
 //! address check, then the slot's tag, see `crate::object::slab`), held for
-//! the call; tracing costs one relaxed load (`#[entry]`).
+//! the call; contexts opened with tracing off install the `_untraced`
+//! twins (`#[entry(untraced = ..)]`), which load no global per call.
 #![allow(unsafe_code)]
 
 use std::ffi::c_int;
@@ -370,27 +371,75 @@ unsafe fn post_send_list(
         && w.opcode.0 <= ibv_wr_opcode::IBV_WR_RDMA_READ.0
         && (w.num_sge as u32) <= 1
         && st.qp_type() != ibv_qp_type::IBV_QPT_UD
-        && let Some(mut g) = st.sq.lock.try_lock()
     {
-        let SqInner { queue, ssn, .. } = &mut *g;
-        // SAFETY: the WR's gather list (verbs contract).
-        let r = unsafe { send_short(st, &mut queue.batch(), ssn, w) };
-        drop(g);
-        let rc = match r {
-            Ok(()) => 0,
-            Err(e) => {
-                // SAFETY: checked non-NULL above.
-                unsafe { *bad = wr };
-                e.0
-            }
-        };
-        return match st.ctx.uverbs.post_send_doorbell(st.handle) {
-            Err(e) => e.0,
-            Ok(()) => rc,
-        };
+        if w.send_flags & wqe::SEND_INLINE != 0 {
+            // SAFETY: per this function's contract.
+            return unsafe { post_send_inline_short(q, wr, bad) };
+        }
+        // SAFETY: per this function's contract.
+        if let Some(rc) = unsafe { post_short::<false>(st, wr, bad) } {
+            return rc;
+        }
     }
     // SAFETY: per this function's contract.
     unsafe { post_send_slow(q, wr, bad) }
+}
+
+/// The short case of `post_send_list` (its WR `wr` checked there, inline
+/// or not as `INLINE` says) on a free lock, with the doorbell; `None` if
+/// the lock was taken.
+///
+/// # Safety
+/// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
+#[inline(always)]
+unsafe fn post_short<const INLINE: bool>(
+    st: &QpState,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> Option<c_int> {
+    let mut g = st.sq.lock.try_lock()?;
+    let SqInner { queue, ssn, .. } = &mut *g;
+    // SAFETY: the caller's WR and its gather list (verbs contract).
+    let r = unsafe { send_short::<INLINE>(st, &mut queue.batch(), ssn, &*wr) };
+    drop(g);
+    let rc = match r {
+        Ok(()) => 0,
+        Err(e) => {
+            // SAFETY: checked non-NULL by the caller.
+            unsafe { *bad = wr };
+            e.0
+        }
+    };
+    Some(match st.ctx.uverbs.post_send_doorbell(st.handle) {
+        Err(e) => e.0,
+        Ok(()) => rc,
+    })
+}
+
+/// `post_send_list`'s short case for an inline WR, out of line: the inline
+/// copy's checks and registers would otherwise set the frame of every send.
+/// Behind its own panic boundary and `extern "C"` (no unwind leaves it;
+/// Rust only calls it, so the pin may pass by value), so that the call is
+/// a tail call.
+///
+/// # Safety
+/// As `post_short`.
+#[inline(never)]
+#[allow(improper_ctypes_definitions)]
+unsafe extern "C" fn post_send_inline_short(
+    q: Pinned<RxeQp>,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    let body = move || {
+        // SAFETY: per this function's contract.
+        if let Some(rc) = unsafe { post_short::<true>(&q.st, wr, bad) } {
+            return rc;
+        }
+        // SAFETY: per this function's contract.
+        unsafe { post_send_slow(q, wr, bad) }
+    };
+    crate::entry::run("post_send", body, || libc::EIO)
 }
 
 /// `post_one` for a WR `post_send_list` found short: a send or RDMA
@@ -400,7 +449,12 @@ unsafe fn post_send_list(
 /// # Safety
 /// As `post_one`.
 #[inline(always)]
-unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr) -> Result<()> {
+unsafe fn send_short<const INLINE: bool>(
+    st: &QpState,
+    sq: &mut Batch,
+    ssn: &mut u32,
+    wr: &ibv_send_wr,
+) -> Result<()> {
     let one = wr.num_sge != 0;
     if u32::from(one) > st.sq.max_sge {
         return Err(Errno::EINVAL);
@@ -410,7 +464,7 @@ unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_
         true => unsafe { sges(wr.sg_list, 1)? },
         false => &[],
     };
-    if wr.send_flags & wqe::SEND_INLINE != 0 {
+    if INLINE {
         // As `post_one_inline`, for at most one buffer: no loop.
         // SAFETY: per this function's contract.
         let buf = list.first().map(|s| unsafe { inline_buf(s) });
@@ -421,12 +475,12 @@ unsafe fn send_short(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_
 }
 
 /// `post_send_list` past its short case: the list under the lock, waited
-/// for, then the doorbell. In the caller's frame: out of line (`q` moved
-/// in) it measured 7 more on inline sends and 28 fewer on lists of 16.
+/// for, then the doorbell. Out of line (`q` moved in), so that the short
+/// case's frame saves only the registers it needs.
 ///
 /// # Safety
 /// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
-#[inline(always)]
+#[inline(never)]
 unsafe fn post_send_slow(
     q: Pinned<RxeQp>,
     mut wr: *mut ibv_send_wr,
@@ -460,7 +514,7 @@ unsafe fn post_send_slow(
     }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_send_untraced)]
 pub unsafe extern "C" fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
@@ -574,7 +628,7 @@ unsafe fn post_recv_slow(
     unsafe { post_recv_list(&rq.queue, u32::from(rq.max_sge), || q.alive(), wr, bad) }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_recv_untraced)]
 pub unsafe extern "C" fn post_recv(
     qp: *mut ibv_qp,
     wr: *mut ibv_recv_wr,
@@ -622,7 +676,7 @@ pub unsafe extern "C" fn post_recv(
     unsafe { post_recv_slow(q, wr, bad_wr) }
 }
 
-#[entry(value(libc::EIO))]
+#[entry(value(libc::EIO), untraced = post_srq_recv_untraced)]
 pub unsafe extern "C" fn post_srq_recv(
     srq: *mut ibv_srq,
     wr: *mut ibv_recv_wr,

@@ -51,6 +51,10 @@ pub(crate) struct Uverbs {
     /// Send write() commands through `UVERBS_METHOD_INVOKE_WRITE`.
     ioctl_write: AtomicBool,
     support: fallback::IoctlSupport,
+    /// What a doorbell's write(2) returns when it needs no more looking at:
+    /// its length, or -2 (no write returns it) when kernel commands are
+    /// traced, so that one compare decides (tracing is set at load).
+    doorbell_ok: isize,
 }
 
 impl Uverbs {
@@ -69,6 +73,10 @@ impl Uverbs {
             driver_id,
             ioctl_write: AtomicBool::new(false),
             support: Default::default(),
+            doorbell_ok: match trace_level() {
+                0 | 1 => size_of::<post::Doorbell>() as isize,
+                _ => -2,
+            },
         };
         u.ioctl_write
             .store(u.probe_ioctl_write(), Ordering::Relaxed);
