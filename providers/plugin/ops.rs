@@ -116,9 +116,12 @@ impl ContextOps for Hosted {
         attr_size: usize,
     ) -> Result<()> {
         let f = self.op(|o| o.query_device_ex)?;
+        // Taken before the call frame is set, so the frame's and the op's
+        // are one computation.
+        let c = ctx.c_ptr();
         // SAFETY: the caller's struct with its size.
         ret(call::on(ctx, || unsafe {
-            f(ctx.c_ptr(), std::ptr::null(), attr, attr_size)
+            f(c, std::ptr::null(), attr, attr_size)
         }))
     }
     fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {

@@ -19,11 +19,14 @@
 //!   address in a table (open addressing, multiplicative hash, the kind kept
 //!   beside the slot's address): no allocation per object either. [`get`]
 //!   tries the kind's slab first, then that table.
-//! - The roots (device, context) are heap `Arc`s in a table of their own.
+//! - The roots (device, context) are heap `Arc`s, found by address in slots
+//!   of a static array without a lock ([`roots`]), or in a locked table when
+//!   their slots are taken.
 //!
 //! # The object model (API summary)
 //! - Roots (device, context) are Rust objects ([`CObject`]): [`publish`],
-//!   [`lookup`], [`retire`].
+//!   [`lookup`] (an `Arc`), [`hold`] (a counted reference for a verb's
+//!   duration), [`retire`].
 //! - Everything a context creates is an [`Obj`] record, whatever provider made
 //!   it: its [`Kind`], the C pointer (the head of the provider's object: a Rust
 //!   provider's `#[repr(C)]` slab object or a C provider's own struct), its
@@ -49,6 +52,7 @@ pub(crate) mod events;
 mod hosted;
 mod obj;
 mod rec;
+mod roots;
 pub(crate) mod slab;
 mod table;
 
@@ -59,7 +63,7 @@ pub(crate) use rec::Ref;
 
 use crate::entry::{Errno, Result};
 use std::any::{Any, TypeId};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 /// A Rust object that owns a C struct at a stable address.
@@ -77,8 +81,13 @@ const ROOT: u8 = u8::MAX;
 
 use table::Table;
 
-/// The roots by address.
+pub(crate) use roots::Held;
+
+/// The roots whose slot window ([`roots`]) was full, by address.
 static REGISTRY: RwLock<Table<Entry>> = RwLock::new(Table::new());
+/// How many roots [`REGISTRY`] holds: a look-up that [`roots`] does not
+/// answer only takes its lock when there are some.
+static OVERFLOW: AtomicUsize = AtomicUsize::new(0);
 
 fn with_map<R>(f: impl FnOnce(&mut Table<Entry>) -> R) -> R {
     let mut g = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
@@ -93,18 +102,43 @@ fn read_map<R>(f: impl FnOnce(&Table<Entry>) -> R) -> R {
 /// Hands `obj` to C: from now on its C pointer is valid for [`lookup`].
 pub(crate) fn publish<T: CObject>(obj: Arc<T>) -> *mut T::C {
     let p = obj.c_ptr();
-    with_map(|m| m.insert(p as usize, ROOT, obj as Entry));
+    if let Err(obj) = roots::put(p as usize, obj) {
+        with_map(|m| {
+            m.insert(p as usize, ROOT, obj as Entry);
+            OVERFLOW.fetch_add(1, Ordering::Relaxed);
+        });
+    }
     p
 }
 
-/// The object behind a C pointer, if it is a live object of type `T`.
-pub(crate) fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
-    if p.is_null() {
+/// A counted reference to the object behind a C pointer, if it is a live
+/// object of type `T`: for the duration of a verb (see [`lookup`] for an
+/// `Arc` to keep).
+#[inline]
+pub(crate) fn hold<T: CObject>(p: *const T::C) -> Result<Held<T>> {
+    if let Some(h) = roots::get::<T>(p as usize) {
+        return Ok(h);
+    }
+    hold_mapped::<T>(p)
+}
+
+/// [`hold`]'s way for the roots of the locked table, and bad pointers.
+#[cold]
+#[inline(never)]
+fn hold_mapped<T: CObject>(p: *const T::C) -> Result<Held<T>> {
+    if p.is_null() || OVERFLOW.load(Ordering::Relaxed) == 0 {
         return Err(Errno::EINVAL);
     }
     read_map(|m| m.get(p as usize).and_then(|s| s.e.clone()))
         .and_then(|e| e.downcast::<T>().ok())
+        .map(Held::owned)
         .ok_or(Errno::EINVAL)
+}
+
+/// The object behind a C pointer, if it is a live object of type `T`.
+#[inline]
+pub(crate) fn lookup<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
+    hold::<T>(p).map(|h| h.arc())
 }
 
 /// Takes the object back from C (the destroy verbs): the pointer is invalid for
@@ -113,8 +147,8 @@ pub(crate) fn retire<T: CObject>(p: *const T::C) -> Result<Arc<T>> {
     retire_if::<T>(p, |_| Ok(()))
 }
 
-/// Like [`retire`], but only when `can_go` agrees, checked under the registry
-/// lock so two destroys of one object cannot both succeed.
+/// Like [`retire`], but only when `can_go` agrees; of two destroys of one
+/// object, only one succeeds.
 pub(crate) fn retire_if<T: CObject>(
     p: *const T::C,
     can_go: impl FnOnce(&T) -> Result<()>,
@@ -123,6 +157,15 @@ pub(crate) fn retire_if<T: CObject>(
         return Err(Errno::EINVAL);
     }
     let key = p as usize;
+    if let Some(h) = roots::get::<T>(key) {
+        can_go(&h)?;
+        if !h.unregister() {
+            return Err(Errno::EINVAL);
+        }
+        return Ok(h.arc());
+    }
+    // Checked under the table's write lock, so two destroys cannot both
+    // succeed.
     with_map(|m| {
         let i = m.find(key).ok_or(Errno::EINVAL)?;
         let obj = m.slots[i]
@@ -131,6 +174,7 @@ pub(crate) fn retire_if<T: CObject>(
             .and_then(|e| e.downcast_ref::<T>())
             .ok_or(Errno::EINVAL)?;
         can_go(obj)?;
+        OVERFLOW.fetch_sub(1, Ordering::Relaxed);
         // Checked above: present and a T.
         m.take(i)
             .and_then(|e| e.downcast::<T>().ok())
@@ -338,6 +382,94 @@ mod tests {
         assert!(retire::<Fake>(p).is_ok());
         assert_eq!(retire::<Fake>(p).err(), Some(Errno::EINVAL));
         assert_eq!(lookup::<Fake>(p).err(), Some(Errno::EINVAL));
+    }
+
+    /// A root that counts its drops through `alive`.
+    struct Live {
+        c: UnsafeCell<u64>,
+        alive: Arc<()>,
+    }
+    // SAFETY: test type; the cell is only touched through its address.
+    #[allow(unsafe_code)]
+    unsafe impl Sync for Live {}
+    impl CObject for Live {
+        type C = u64;
+        fn c_ptr(&self) -> *mut u64 {
+            self.c.get()
+        }
+    }
+
+    fn live(alive: &Arc<()>) -> Arc<Live> {
+        Arc::new(Live {
+            c: UnsafeCell::new(0),
+            alive: alive.clone(),
+        })
+    }
+
+    /// A held root outlives its retirement; the registry's reference goes
+    /// with the last holder, and the root is not found again.
+    #[test]
+    fn held_roots_outlive_retire() {
+        let alive = Arc::new(());
+        let p = publish(live(&alive));
+        let h = hold::<Live>(p).expect("live");
+        assert!(hold::<Fake>(p.cast_const()).is_err(), "another type");
+        let a = retire::<Live>(p).expect("retired");
+        assert!(hold::<Live>(p).is_err());
+        assert_eq!(retire::<Live>(p).err(), Some(Errno::EINVAL));
+        drop(a);
+        assert_eq!(Arc::strong_count(&alive), 2, "held");
+        assert!(Arc::ptr_eq(&h.alive, &alive));
+        drop(h);
+        assert_eq!(Arc::strong_count(&alive), 1, "released with the holder");
+    }
+
+    /// More roots than the slots hold: the rest go to the locked table and
+    /// are found, retired and released the same way.
+    #[test]
+    fn roots_beyond_the_slots() {
+        let alive = Arc::new(());
+        let n = if cfg!(miri) { 300 } else { 1000 };
+        let ps: Vec<_> = (0..n).map(|_| publish(live(&alive))).collect();
+        assert!(OVERFLOW.load(Ordering::Relaxed) > 0);
+        for &p in &ps {
+            assert!(lookup::<Live>(p).is_ok());
+            assert!(lookup::<Fake>(p.cast_const()).is_err());
+        }
+        let held: Vec<_> = ps.iter().map(|&p| hold::<Live>(p).expect("live")).collect();
+        for &p in &ps {
+            assert!(retire::<Live>(p).is_ok());
+            assert!(lookup::<Live>(p).is_err());
+        }
+        assert_eq!(Arc::strong_count(&alive), 1 + n);
+        drop(held);
+        assert_eq!(Arc::strong_count(&alive), 1);
+    }
+
+    /// Look-ups racing with retirements and new roots (the slots reused):
+    /// a look-up finds its root or nothing, never another.
+    #[test]
+    fn roots_race() {
+        let alive = Arc::new(());
+        let rounds = if cfg!(miri) { 20 } else { 2000 };
+        let p = publish(live(&alive)) as usize;
+        let reader = std::thread::spawn(move || {
+            for _ in 0..rounds {
+                if let Ok(h) = hold::<Live>(p as *const u64) {
+                    assert_eq!(h.c_ptr() as usize, p);
+                }
+            }
+        });
+        let mut keep = Vec::new();
+        for _ in 0..rounds / 10 {
+            let q = publish(live(&alive));
+            assert_eq!(hold::<Live>(q).expect("live").c_ptr(), q);
+            keep.push(retire::<Live>(q).expect("retired"));
+        }
+        reader.join().unwrap();
+        assert!(retire::<Live>(p as *const u64).is_ok());
+        drop(keep);
+        assert_eq!(Arc::strong_count(&alive), 1);
     }
 
     use crate::abi::{ibv_dm, ibv_pd};

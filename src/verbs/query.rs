@@ -7,10 +7,10 @@ use crate::context::generic::gid::{GID_ATTR_ALL, GID_ENTRY_SIZE, entry_bytes};
 use crate::entry::{Errno, Result, arg_mut};
 use crate::object;
 use std::ffi::{c_int, c_uint};
-use std::sync::Arc;
 
-fn context(p: *mut ibv_context) -> Result<Arc<Context>> {
-    object::lookup::<Context>(p)
+/// The context for the duration of a query (no `Arc` to keep).
+fn context(p: *mut ibv_context) -> Result<object::Held<Context>> {
+    object::hold::<Context>(p)
 }
 
 #[unsafe(no_mangle)]
@@ -31,6 +31,7 @@ pub unsafe extern "C" fn ibv_query_device(
 ///
 /// # Safety
 /// A non-NULL `out` must have `attr_size` writable bytes.
+#[inline]
 pub(crate) unsafe fn query_device_ex_into(
     ctx: &Context,
     input: Option<&ibv_query_device_ex_input>,
@@ -49,8 +50,13 @@ pub(crate) unsafe fn query_device_ex_into(
         // struct itself before filling it (generic::device::query_device_any,
         // ibv_cmd_query_device_any's for a plugin), and query_device_ex_full
         // on failure; zeroing it here as well was a second ~400-byte memset.
-        // SAFETY: the caller gives attr_size writable bytes at out.
-        unsafe { std::ptr::write_bytes(out.cast::<u8>().add(full_size), 0, attr_size - full_size) };
+        // (A caller's struct of our size has no tail: no memset call.)
+        if attr_size > full_size {
+            // SAFETY: the caller gives attr_size writable bytes at out.
+            unsafe {
+                std::ptr::write_bytes(out.cast::<u8>().add(full_size), 0, attr_size - full_size)
+            };
+        }
         // SAFETY: the whole struct is there, plain C data any bytes are a
         // valid value of, and the caller lends it for this call.
         let attr = unsafe { &mut *out };
@@ -66,6 +72,7 @@ pub(crate) unsafe fn query_device_ex_into(
 
 /// The provider's extended query (which zeroes `attr` first), else its base one.
 /// On failure `attr` is all zero again.
+#[inline]
 fn query_device_ex_full(ctx: &Context, attr: &mut ibv_device_attr_ex, size: usize) -> Result<()> {
     let r = match ctx.ops.query_device_ex(ctx, attr, size) {
         Err(Errno::EOPNOTSUPP | Errno::ENOSYS) => {

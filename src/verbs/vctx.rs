@@ -49,7 +49,7 @@ unsafe extern "C" fn query_port(
     port_attr: *mut ibv_port_attr,
     port_attr_len: usize,
 ) -> c_int {
-    let ctx = object::lookup::<Context>(context)?;
+    let ctx = object::hold::<Context>(context)?;
     // SAFETY: the inline caller passes its struct and its size.
     unsafe { query_port_into(&ctx, port_num, port_attr, port_attr_len) }
 }
@@ -61,7 +61,7 @@ unsafe extern "C" fn query_device_ex(
     attr: *mut ibv_device_attr_ex,
     attr_size: usize,
 ) -> c_int {
-    let ctx = object::lookup::<Context>(context)?;
+    let ctx = object::hold::<Context>(context)?;
     // SAFETY: optional input from the caller.
     let input = unsafe { input.as_ref() };
     // SAFETY: the inline caller passes its struct and its size.
