@@ -316,17 +316,15 @@ def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
           "the hosted op with the call frame, the command). Two lock-free indexes were tried. "
           "For the hosted records (one atomic word per entry, readers without the lock) it "
           "measured no fewer: the uncontended read lock is a few instructions of the 38. For the "
-          "roots (devices and contexts: slots of a static array with a state word like the "
-          "records') one saved about 100 per verb that names a context (query_device_ex 2,019 to "
-          "1,917, open_close 3,221 to 3,002; ours 852 to 755 and 1,678 to 1,512), because the "
-          "locked lookup clones an `Arc<dyn Any>` and downcasts it; it is not in this tree yet "
-          "(branch hroot): with it, c-tests/pd_mr's RSS check failed twice in the VM suite, not "
-          "yet explained. What would meet 1.0 is a hosted "
+          "roots (devices and contexts, now slots of a static array with a state word like the "
+          "records') it saved about 100 per verb that names a context (query_device_ex 2,019 to "
+          "1,917, open_close 3,221 to 3,002; ours 852 to 755 and 1,678 to 1,512), because that "
+          "lookup also cloned an `Arc<dyn Any>` and downcast it. What would meet 1.0 is a hosted "
           "object that needs no lookup, insert or removal at all, which tracking the objects "
           "(so that a destroyed or foreign pointer is refused and an object a verb uses stays "
           "alive) rules out; the rows with the most objects per operation (reg_mr, "
-          "cq_lifecycle) are furthest from it. query_device_ex (about 185 above; about 80 with "
-          "the lock-free roots) would need its slot to point straight at the plugin's op, as rdma-core's does, which gives up "
+          "cq_lifecycle) are furthest from it. query_device_ex (about 80 above) would need "
+          "its slot to point straight at the plugin's op, as rdma-core's does, which gives up "
           "keeping the context alive while another thread closes it.")
         w("")
 
