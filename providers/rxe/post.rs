@@ -418,7 +418,7 @@ unsafe fn post_send_list(
 
 /// The short case of `post_send_list` (its WR `wr` checked there, inline
 /// or not as `INLINE` says) on a free lock, with the doorbell; `None` if
-/// the lock was taken.
+/// the lock was taken or the WR is not short after all (`NOT_SHORT`).
 ///
 /// # Safety
 /// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
@@ -435,6 +435,8 @@ unsafe fn post_short<const INLINE: bool>(
     drop(g);
     let rc = match r {
         Ok(()) => 0,
+        // Nothing written: the list path takes the WR.
+        Err(NOT_SHORT) => return None,
         Err(e) => {
             // SAFETY: checked non-NULL by the caller.
             unsafe { *bad = wr };
@@ -446,6 +448,10 @@ unsafe fn post_short<const INLINE: bool>(
         Ok(()) => rc,
     })
 }
+
+/// `send_short`'s answer for a WR it leaves to the list path (inline data
+/// past `copy_short`'s lengths), having written nothing.
+const NOT_SHORT: Errno = Errno(-1);
 
 /// `post_send_list`'s short case (inline or not as `INLINE` says), out of
 /// line: its registers would otherwise set the frame of the entry, and the
@@ -499,17 +505,24 @@ unsafe fn send_short<const INLINE: bool>(
         // As `post_one_inline`, for at most one buffer: no loop, and the
         // slot's room and `max_inline` checked once for the buffer.
         let (addr, len) = list.first().map_or((0, 0), |s| (s.addr, s.length));
-        if len > st.sq.max_inline || (len != 0 && addr == 0) {
+        if len > st.sq.max_inline {
             return Err(Errno::EINVAL);
         }
         let (w, data) = sq
             .next_bytes::<wqe::SendWqe>(len as usize)
             .ok_or(Errno::EINVAL)?;
         if len != 0 {
+            if addr == 0 {
+                return Err(Errno::EINVAL);
+            }
             // SAFETY: the caller's inline data: `len` readable bytes at
             // `addr` (non-NULL, checked above; verbs contract).
             let src = unsafe { std::slice::from_raw_parts(addr as usize as *const u8, data.len()) };
-            wqe::copy_bytes(data, src);
+            // Longer data takes the list path (a memcpy call here would
+            // cost this frame three more registers).
+            if !wqe::copy_short(data, src) {
+                return Err(NOT_SHORT);
+            }
         }
         let src = CWr {
             wr,
@@ -660,17 +673,20 @@ unsafe fn recv_short(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()>
     if q.full() {
         return Err(Errno::ENOMEM);
     }
-    let one = w.num_sge != 0;
-    if u32::from(one) > max_sge {
-        return Err(Errno::EINVAL);
+    // Each length on its own branch: its checks are then a compare each.
+    if w.num_sge != 0 {
+        if max_sge == 0 || w.sg_list.is_null() {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
+        // contract).
+        let list = unsafe { std::slice::from_ref(&*w.sg_list.cast::<Sge>()) };
+        let (h, tail) = q.next_parts(1).ok_or(Errno::EINVAL)?;
+        wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    } else {
+        let (h, tail) = q.next_parts(0).ok_or(Errno::EINVAL)?;
+        wqe::write_recv_parts(h, tail, w.wr_id, &[])?;
     }
-    let list = match one {
-        // SAFETY: the WR's gather list of one entry (verbs contract).
-        true => unsafe { sges(w.sg_list, 1)? },
-        false => &[],
-    };
-    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
     // Not full: checked above.
     q.commit_checked();
     Ok(())

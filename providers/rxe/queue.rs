@@ -527,9 +527,9 @@ impl Batch<'_> {
     #[inline(always)]
     pub(crate) fn next_bytes<H: Pod>(&mut self, len: usize) -> Option<(&mut H, &mut [u8])> {
         const { assert!(align_of::<H>() <= SLOT_ALIGN) };
-        // `16 * elem16` is at most the slot size (see `next_parts`).
-        let room = (usize::from(self.q.ring.elem16) * 16).checked_sub(size_of::<H>());
-        if room.is_none_or(|room| len > room) {
+        // `16 * elem16` is at most the slot size (see `next_parts`); `len`
+        // is at most `u32::MAX` on the post path, so the sum cannot wrap.
+        if len.saturating_add(size_of::<H>()) > usize::from(self.q.ring.elem16) * 16 {
             return None;
         }
         let p = self.next_slot().as_mut_ptr();
