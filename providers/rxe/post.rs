@@ -492,14 +492,16 @@ unsafe fn send_short<const INLINE: bool>(
     ssn: &mut u32,
     wr: &ibv_send_wr,
 ) -> Result<()> {
-    let one = wr.num_sge != 0;
-    if u32::from(one) > st.sq.max_sge {
-        return Err(Errno::EINVAL);
-    }
-    let list = match one {
-        // SAFETY: the WR's gather list of one entry (verbs contract).
-        true => unsafe { sges(wr.sg_list, 1)? },
-        false => &[],
+    // One branch on the count (as `recv_short`).
+    let list: &[Sge] = if wr.num_sge != 0 {
+        if st.sq.max_sge == 0 || wr.sg_list.is_null() {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
+        // contract); Sge has ibv_sge's layout (see `sges`).
+        std::slice::from_ref(unsafe { &*wr.sg_list.cast::<Sge>() })
+    } else {
+        &[]
     };
     if INLINE {
         // As `post_one_inline`, for at most one buffer: no loop, and the
