@@ -513,10 +513,13 @@ unsafe fn send_short<const INLINE: bool>(
         let (w, data) = sq
             .next_bytes::<wqe::SendWqe>(len as usize)
             .ok_or(Errno::EINVAL)?;
-        if len != 0 {
-            if addr == 0 {
+        // NULL is refused with data, and fine without (one test on the way
+        // for the usual non-NULL buffer).
+        if addr == 0 {
+            if len != 0 {
                 return Err(Errno::EINVAL);
             }
+        } else {
             // SAFETY: the caller's inline data: `len` readable bytes at
             // `addr` (non-NULL, checked above; verbs contract).
             let src = unsafe { std::slice::from_raw_parts(addr as usize as *const u8, data.len()) };

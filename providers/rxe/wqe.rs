@@ -581,7 +581,7 @@ fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// `dst.copy_from_slice(src)` for 1 to 64 bytes, with no call (which would
+/// `dst.copy_from_slice(src)` for 0 to 64 bytes, with no call (which would
 /// cost the caller's frame registers): two overlapping fixed-size copies,
 /// one from each end. False, nothing copied, for other lengths (or
 /// lengths that differ).
@@ -610,6 +610,7 @@ pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
         4..=7 => ends::<4>(dst, src),
         2..=3 => ends::<2>(dst, src),
         1 => ends::<1>(dst, src),
+        0 => dst.is_empty(),
         _ => false,
     }
 }
