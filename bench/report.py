@@ -126,10 +126,12 @@ IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
 IR_BOUNDS = {
     "post_recv_1": (
-        "met: 106 against rdma-core's 133 (prof.sh; 110 with the per-call trace switch, 129 "
-        "before the short case): one WR of at most one SGE on a free lock is posted in "
-        "post_recv's own frame with no loop and no call (three callee-saved registers; lists, "
-        "longer WRs and a contended lock go out of line), and no trace switch: a context "
+        "met: 87 against rdma-core's 133 (prof.sh; 106 before the short case branched once "
+        "on its SGE count, 110 with the per-call trace switch, 129 before the short case): "
+        "one WR of at most one SGE on a free lock is posted in post_recv's own frame with no "
+        "loop and no call (one callee-saved register: each SGE count on its own branch, its "
+        "checks a compare each; lists, longer WRs and a contended lock go out of line), and "
+        "no trace switch: a context "
         "opened with tracing off (IBV_TRACE is read once, at load) gets op slots without it. "
         "Left above rdma-core's own parts: the slot check (one multiply and one compare: all "
         "slots of a type live in one reserved address range) and the pin's atomic add and "
@@ -153,42 +155,42 @@ IR_BOUNDS = {
         "locked drain, the lock one compare-exchange (the own-batch check only when it "
         "fails), the CQE copies walked by pointer in at most two runs of adjacent slots"),
     "post_send_1": (
-        "met: about 167 against rdma-core's 215 (prof.sh; 188 with the trace switch, the "
-        "doorbell's trace check and the list and inline paths in the same frame, 195 before "
-        "the short case): one send or RDMA WR of at most one SGE on a connected QP and a "
-        "free lock is encoded with no loop (its list's length known to be 0 or 1), the "
-        "header zeroed before the WR's fields are read (so they go straight to the slot, "
-        "not spilled across the zeroing); the doorbell's write() result one compare with "
-        "the context's expected value. Lists, contended locks and inline WRs go out of line "
-        "(the inline one by a tail call), so the frame saves fewer registers. Left above "
-        "rdma-core's own parts: the slot check and the pin's atomic add and subtract, and "
-        "zeroing 13 x 16 bytes of the WQE header (zeroing only rdma-core's part, the `wr` "
-        "union, and writing state and iova measured the same: the stores are as many)"),
+        "met: about 152 against rdma-core's 215 (prof.sh; 167 with the short case in the "
+        "entry's frame, 188 with the trace switch, the doorbell's trace check and the list "
+        "and inline paths in the same frame, 195 before the short case): the entry checks "
+        "the pointers, pins the QP and tail-calls one of three out-of-line parts (the short "
+        "case, its inline twin, the list path; each extern \"C\" behind its own panic "
+        "boundary, so the entry needs no frame); one send or RDMA WR of at most one SGE on "
+        "a connected QP and a free lock is encoded with no loop (its list's length known to "
+        "be 0 or 1), the header between wr_id and dma zeroed (11 x 16 bytes), then each of "
+        "the WR's fields read where it is stored (so they need few registers: the frame "
+        "saves three); the doorbell's write() result one compare with the context's "
+        "expected value. Left above rdma-core's own parts: the slot check and the pin's "
+        "atomic add and subtract, and the header zeroing (zeroing only rdma-core's part, "
+        "the `wr` union, and writing state and iova measured the same: the stores are as "
+        "many)"),
     "post_send_16": (
-        "met: 1652 against rdma-core's 2134 (1619 before post_send_1's short case, whose "
-        "tests and header order cost the list loop): per WR about 95 instructions, zeroing and "
-        "writing the 208-byte header being the most"),
-    "post_send_inline": ("about 226 against rdma-core's 231 (221 when it shared "
-        "post_send_1's frame, 241 before the short case): as post_send_1, reached by a tail "
-        "call to an out-of-line short case with its own frame and panic boundary (in "
-        "post_send's frame it cost post_send_1 about 13), the inline data copied straight "
-        "from the caller's list into the slot, 8 to 64 bytes per buffer as two overlapping "
-        "fixed-size copies (no memcpy call), with its checks (a zero-length or NULL buffer, "
-        "max_inline, the slot's room, a bounds check the compiler keeps) per buffer; a split "
-        "of the slot into header and byte tail (no slot-size or alignment test) measured "
-        "one more, not fewer. 0.8 (185) would need about 41 fewer: more than the frame, the "
-        "slot check and the pin together, so the header zeroing and the copy's checks "
-        "would have to go too"),
+        "met: 1537 against rdma-core's 2134 (1652 before the header's fields were read where "
+        "stored and its zeroing left wr_id and dma to their stores): per WR about 90 "
+        "instructions, zeroing and writing the 208-byte header being the most"),
+    "post_send_inline": ("met: about 183 against rdma-core's 231 (prof.sh; 226 with the "
+        "entry's frame and per-buffer checks, 241 before the short case): as post_send_1, "
+        "the entry's tail call reaching the inline short case, which takes one buffer of up "
+        "to 64 bytes with no call (two overlapping fixed-size copies; longer data goes to "
+        "the list path, so no memcpy call costs the frame registers), its checks one compare "
+        "each (max_inline; the slot's room against the slot's size in 16-byte units, once; "
+        "NULL with data). Its frame still saves six registers (the ring's indices, the slot "
+        "and the buffer live across the copy), three more than post_send_1's"),
     "rc_roundtrip": (
-        "about 839 against rdma-core's 977 (895 with the trace switches, 945 before the "
-        "post paths' short cases): two post_send and two post_recv below rdma-core's, and "
+        "met: about 767 against rdma-core's 977 (prof.sh; 839 before the post paths' "
+        "frameless send entry and one-branch receive, 895 with the trace switches, 945 "
+        "before the post paths' short cases): two post_send and two post_recv below "
+        "rdma-core's, and "
         "the polls (about 2.3 per round trip, most finding one completion) take the lock "
         "and copy a single completion in an out-of-line part reached by a tail call from "
         "the frameless empty test, more than one further out of line; each call still "
         "pays the slot check and the pin (about 12, the pin's atomics three of them) and "
-        "the argument checks. 0.8 (781) would need about 58 fewer, some 10 per call on "
-        "the six calls: about the slot check and pin together, so the calls' frames and "
-        "the polls' locked part would have to shrink too"),
+        "the argument checks (0.8 is 781)"),
     "reg_mr_4k": (
         "met: about 808 against rdma-core's 845 (prof.sh data control): ours takes a slot of "
         "the MR slab (a lock-free free list: one compare-and-swap to take, one to give back) "

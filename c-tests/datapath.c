@@ -82,6 +82,23 @@ static void rc_ops(void)
 		fill(want + 10, 20, 5);
 		printf("inline: data %s\n", memcmp(want, d.buf[1] + 8192, 30) ? "differs" : "ok");
 	}
+	/* inline send, one SGE of 100 bytes (past the 64 an RC post copies
+	 * without a call in ours: its list path) */
+	fill(d.buf[0] + 400, 100, 4);
+	post_recv(&d, 1, 17, 8192, 4096);
+	s = sge(&d, 0, 400, 100);
+	wr = (struct ibv_send_wr){ .wr_id = 10, .sg_list = &s, .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE };
+	post(&d, 0, &wr);
+	memset(d.buf[0] + 400, 0, 100);
+	dp_show(&d, "inline 100: sender", d.cq[0]);
+	dp_show(&d, "inline 100: receiver", d.cq[1]);
+	{
+		char want[100];
+		fill(want, 100, 4);
+		printf("inline 100: data %s\n", memcmp(want, d.buf[1] + 8192, 100) ? "differs" : "ok");
+	}
 	/* too much inline data */
 	s = sge(&d, 0, 0, 4096);
 	wr = (struct ibv_send_wr){ .wr_id = 4, .sg_list = &s, .num_sge = 1,

@@ -58,20 +58,44 @@ unsafe fn send_list(wr: &ibv_send_wr, max_sge: u32) -> Result<&[Sge]> {
     unsafe { sges(wr.sg_list, n as usize) }
 }
 
-/// What the common-case encoder takes from `wr` (`flags` as they go to
-/// the kernel).
-#[inline(always)]
-fn fast_wr(wr: &ibv_send_wr, flags: u32, ssn: u32) -> wqe::FastWr {
-    // SAFETY: plain integers; any bit pattern is a valid value.
-    let rdma = unsafe { wr.wr.rdma };
-    wqe::FastWr {
-        wr_id: wr.wr_id,
-        opcode: wr.opcode.0,
-        flags,
-        imm_data: wr.imm_data,
-        remote_addr: rdma.remote_addr,
-        rkey: rdma.rkey,
-        ssn,
+/// What the common-case encoder takes from `wr`: its fields, read as they
+/// are stored (`or_flags` added to its flags), and the WQE's `ssn`.
+struct CWr<'a> {
+    wr: &'a ibv_send_wr,
+    or_flags: u32,
+    ssn: u32,
+}
+
+impl wqe::FastSrc for CWr<'_> {
+    #[inline(always)]
+    fn wr_id(&self) -> u64 {
+        self.wr.wr_id
+    }
+    #[inline(always)]
+    fn opcode(&self) -> u32 {
+        self.wr.opcode.0
+    }
+    #[inline(always)]
+    fn flags(&self) -> u32 {
+        self.wr.send_flags | self.or_flags
+    }
+    #[inline(always)]
+    fn imm_data(&self) -> u32 {
+        self.wr.imm_data
+    }
+    #[inline(always)]
+    fn remote_addr(&self) -> u64 {
+        // SAFETY: plain integers; any bit pattern is a valid value.
+        unsafe { self.wr.wr.rdma.remote_addr }
+    }
+    #[inline(always)]
+    fn rkey(&self) -> u32 {
+        // SAFETY: as above.
+        unsafe { self.wr.wr.rdma.rkey }
+    }
+    #[inline(always)]
+    fn ssn(&self) -> u32 {
+        self.ssn
     }
 }
 
@@ -219,8 +243,12 @@ unsafe fn post_one(st: &QpState, sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr
 #[inline(always)]
 fn post_gather(sq: &mut Batch, ssn: &mut u32, wr: &ibv_send_wr, list: &[Sge]) -> Result<()> {
     let (w, tail) = sq.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    let s = *ssn;
-    wqe::write_send_parts(w, tail, || fast_wr(wr, wr.send_flags, s), list)?;
+    let src = CWr {
+        wr,
+        or_flags: 0,
+        ssn: *ssn,
+    };
+    wqe::write_send_parts(w, tail, &src, list)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -279,8 +307,12 @@ unsafe fn post_inline<'a>(
 ) -> Result<()> {
     let slot = sq.next_slot();
     let length = wqe::copy_inline(slot, bufs, st.sq.max_inline)?;
-    let f = fast_wr(wr, wr.send_flags | wqe::SEND_INLINE, *ssn);
-    wqe::put_fast_header(slot, f, length, n)?;
+    let src = CWr {
+        wr,
+        or_flags: wqe::SEND_INLINE,
+        ssn: *ssn,
+    };
+    wqe::put_fast_header(slot, &src, length, n)?;
     sq.commit()?;
     *ssn = ssn.wrapping_add(1);
     Ok(())
@@ -372,14 +404,13 @@ unsafe fn post_send_list(
         && (w.num_sge as u32) <= 1
         && st.qp_type() != ibv_qp_type::IBV_QPT_UD
     {
-        if w.send_flags & wqe::SEND_INLINE != 0 {
-            // SAFETY: per this function's contract.
-            return unsafe { post_send_inline_short(q, wr, bad) };
-        }
+        // Both short cases out of line, as tail calls: this frame then
+        // saves no registers.
         // SAFETY: per this function's contract.
-        if let Some(rc) = unsafe { post_short::<false>(st, wr, bad) } {
-            return rc;
-        }
+        return match w.send_flags & wqe::SEND_INLINE != 0 {
+            true => unsafe { post_send_short::<true>(q, wr, bad) },
+            false => unsafe { post_send_short::<false>(q, wr, bad) },
+        };
     }
     // SAFETY: per this function's contract.
     unsafe { post_send_slow(q, wr, bad) }
@@ -387,7 +418,7 @@ unsafe fn post_send_list(
 
 /// The short case of `post_send_list` (its WR `wr` checked there, inline
 /// or not as `INLINE` says) on a free lock, with the doorbell; `None` if
-/// the lock was taken.
+/// the lock was taken or the WR is not short after all (`NOT_SHORT`).
 ///
 /// # Safety
 /// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
@@ -404,6 +435,8 @@ unsafe fn post_short<const INLINE: bool>(
     drop(g);
     let rc = match r {
         Ok(()) => 0,
+        // Nothing written: the list path takes the WR.
+        Err(NOT_SHORT) => return None,
         Err(e) => {
             // SAFETY: checked non-NULL by the caller.
             unsafe { *bad = wr };
@@ -416,24 +449,28 @@ unsafe fn post_short<const INLINE: bool>(
     })
 }
 
-/// `post_send_list`'s short case for an inline WR, out of line: the inline
-/// copy's checks and registers would otherwise set the frame of every send.
-/// Behind its own panic boundary and `extern "C"` (no unwind leaves it;
-/// Rust only calls it, so the pin may pass by value), so that the call is
-/// a tail call.
+/// `send_short`'s answer for a WR it leaves to the list path (inline data
+/// past `copy_short`'s lengths), having written nothing.
+const NOT_SHORT: Errno = Errno(-1);
+
+/// `post_send_list`'s short case (inline or not as `INLINE` says), out of
+/// line: its registers would otherwise set the frame of the entry, and the
+/// inline copy's those of every send. Behind its own panic boundary and
+/// `extern "C"` (no unwind leaves it; Rust only calls it, so the pin may
+/// pass by value), so that the call is a tail call.
 ///
 /// # Safety
 /// As `post_short`.
 #[inline(never)]
 #[allow(improper_ctypes_definitions)]
-unsafe extern "C" fn post_send_inline_short(
+unsafe extern "C" fn post_send_short<const INLINE: bool>(
     q: Pinned<RxeQp>,
     wr: *mut ibv_send_wr,
     bad: *mut *mut ibv_send_wr,
 ) -> c_int {
     let body = move || {
         // SAFETY: per this function's contract.
-        if let Some(rc) = unsafe { post_short::<true>(&q.st, wr, bad) } {
+        if let Some(rc) = unsafe { post_short::<INLINE>(&q.st, wr, bad) } {
             return rc;
         }
         // SAFETY: per this function's contract.
@@ -455,33 +492,82 @@ unsafe fn send_short<const INLINE: bool>(
     ssn: &mut u32,
     wr: &ibv_send_wr,
 ) -> Result<()> {
-    let one = wr.num_sge != 0;
-    if u32::from(one) > st.sq.max_sge {
-        return Err(Errno::EINVAL);
-    }
-    let list = match one {
-        // SAFETY: the WR's gather list of one entry (verbs contract).
-        true => unsafe { sges(wr.sg_list, 1)? },
-        false => &[],
+    // One branch on the count (as `recv_short`).
+    let list: &[Sge] = if wr.num_sge != 0 {
+        if st.sq.max_sge == 0 || wr.sg_list.is_null() {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
+        // contract); Sge has ibv_sge's layout (see `sges`).
+        std::slice::from_ref(unsafe { &*wr.sg_list.cast::<Sge>() })
+    } else {
+        &[]
     };
     if INLINE {
-        // As `post_one_inline`, for at most one buffer: no loop.
-        // SAFETY: per this function's contract.
-        let buf = list.first().map(|s| unsafe { inline_buf(s) });
-        // SAFETY: per this function's contract.
-        return unsafe { post_inline(st, sq, ssn, wr, buf.into_iter(), list.len()) };
+        // As `post_one_inline`, for at most one buffer: no loop, and the
+        // slot's room and `max_inline` checked once for the buffer.
+        let (addr, len) = list.first().map_or((0, 0), |s| (s.addr, s.length));
+        if len > st.sq.max_inline {
+            return Err(Errno::EINVAL);
+        }
+        let (w, data) = sq
+            .next_bytes::<wqe::SendWqe>(len as usize)
+            .ok_or(Errno::EINVAL)?;
+        // NULL is refused with data, and fine without (one test on the way
+        // for the usual non-NULL buffer).
+        if addr == 0 {
+            if len != 0 {
+                return Err(Errno::EINVAL);
+            }
+        } else {
+            // SAFETY: the caller's inline data: `len` readable bytes at
+            // `addr` (non-NULL, checked above; verbs contract).
+            let src = unsafe { std::slice::from_raw_parts(addr as usize as *const u8, data.len()) };
+            // Longer data takes the list path (a memcpy call here would
+            // cost this frame three more registers).
+            if !wqe::copy_short(data, src) {
+                return Err(NOT_SHORT);
+            }
+        }
+        let src = CWr {
+            wr,
+            or_flags: wqe::SEND_INLINE,
+            ssn: *ssn,
+        };
+        wqe::fill_fast_header(w, &src, len, list.len());
+        sq.commit()?;
+        *ssn = ssn.wrapping_add(1);
+        return Ok(());
     }
     post_gather(sq, ssn, wr, list)
 }
 
 /// `post_send_list` past its short case: the list under the lock, waited
 /// for, then the doorbell. Out of line (`q` moved in), so that the short
-/// case's frame saves only the registers it needs.
+/// case's frame saves only the registers it needs; behind its own panic
+/// boundary and `extern "C"` (as `post_send_short`), so that no caller
+/// needs a landing pad for it (the entry then has no frame).
 ///
 /// # Safety
 /// As `post_send_list`, with `bad` non-NULL and `wr` not NULL.
 #[inline(never)]
-unsafe fn post_send_slow(
+#[allow(improper_ctypes_definitions)]
+unsafe extern "C" fn post_send_slow(
+    q: Pinned<RxeQp>,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: per this function's contract.
+    let body = move || unsafe { post_send_list_locked(q, wr, bad) };
+    crate::entry::run("post_send", body, || libc::EIO)
+}
+
+/// `post_send_slow`'s body.
+///
+/// # Safety
+/// As `post_send_slow`.
+#[inline(always)]
+unsafe fn post_send_list_locked(
     q: Pinned<RxeQp>,
     mut wr: *mut ibv_send_wr,
     bad: *mut *mut ibv_send_wr,
@@ -592,17 +678,20 @@ unsafe fn recv_short(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()>
     if q.full() {
         return Err(Errno::ENOMEM);
     }
-    let one = w.num_sge != 0;
-    if u32::from(one) > max_sge {
-        return Err(Errno::EINVAL);
+    // Each length on its own branch: its checks are then a compare each.
+    if w.num_sge != 0 {
+        if max_sge == 0 || w.sg_list.is_null() {
+            return Err(Errno::EINVAL);
+        }
+        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
+        // contract).
+        let list = unsafe { std::slice::from_ref(&*w.sg_list.cast::<Sge>()) };
+        let (h, tail) = q.next_parts(1).ok_or(Errno::EINVAL)?;
+        wqe::write_recv_parts(h, tail, w.wr_id, list)?;
+    } else {
+        let (h, tail) = q.next_parts(0).ok_or(Errno::EINVAL)?;
+        wqe::write_recv_parts(h, tail, w.wr_id, &[])?;
     }
-    let list = match one {
-        // SAFETY: the WR's gather list of one entry (verbs contract).
-        true => unsafe { sges(w.sg_list, 1)? },
-        false => &[],
-    };
-    let (h, tail) = q.next_parts(list.len()).ok_or(Errno::EINVAL)?;
-    wqe::write_recv_parts(h, tail, w.wr_id, list)?;
     // Not full: checked above.
     q.commit_checked();
     Ok(())

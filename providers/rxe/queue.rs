@@ -522,6 +522,30 @@ impl Batch<'_> {
         }
     }
 
+    /// The next slot as a header `H` followed by `len` bytes (inline data),
+    /// or `None` if they do not fit in a slot. Write it, then `commit`.
+    #[inline(always)]
+    pub(crate) fn next_bytes<H: Pod>(&mut self, len: usize) -> Option<(&mut H, &mut [u8])> {
+        const { assert!(align_of::<H>() <= SLOT_ALIGN) };
+        // `16 * elem16` is at most the slot size (see `next_parts`); `len`
+        // is at most `u32::MAX` on the post path, so the sum cannot wrap.
+        if len.saturating_add(size_of::<H>()) > usize::from(self.q.ring.elem16) * 16 {
+            return None;
+        }
+        let p = self.next_slot().as_mut_ptr();
+        // SAFETY: as in `next_parts`.
+        unsafe { std::hint::assert_unchecked(!p.is_null()) };
+        // SAFETY: as in `next_parts`, for a header and `len` bytes (checked
+        // above).
+        unsafe {
+            let tail = p.add(size_of::<H>());
+            Some((
+                &mut *p.cast::<H>(),
+                std::slice::from_raw_parts_mut(tail, len),
+            ))
+        }
+    }
+
     /// Adds the slot from `next_slot` to the batch; `ENOMEM` if the ring
     /// is full (then the slot stays unpublished).
     #[inline(always)]

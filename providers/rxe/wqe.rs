@@ -534,7 +534,7 @@ pub(crate) fn write_send_fast(
                 return Err(Errno::EINVAL);
             }
             let (w, tail) = split_slot(slot, sges.len()).ok_or(Errno::EINVAL)?;
-            return write_send_parts(w, tail, || wr, sges);
+            return write_send_parts(w, tail, &wr, sges);
         }
         Some(bufs) => {
             let length = copy_inline(slot, bufs.iter().map(|b| Ok(*b)), lim.max_inline)?;
@@ -544,7 +544,7 @@ pub(crate) fn write_send_fast(
     if num_sge > lim.max_sge as usize {
         return Err(Errno::EINVAL);
     }
-    put_fast_header(slot, FastWr { flags, ..wr }, length, num_sge)
+    put_fast_header(slot, &FastWr { flags, ..wr }, length, num_sge)
 }
 
 /// Copies inline data after a send WQE header and returns its length:
@@ -573,10 +573,20 @@ pub(crate) fn copy_inline<'a>(
 }
 
 /// `dst.copy_from_slice(src)` (same lengths), without a memcpy call for
-/// 8 to 64 bytes (the usual inline sizes): two overlapping fixed-size
-/// copies, one from each end.
+/// 1 to 64 bytes (the usual inline sizes): see [`copy_short`].
 #[inline(always)]
 fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    if !copy_short(dst, src) {
+        dst.copy_from_slice(src);
+    }
+}
+
+/// `dst.copy_from_slice(src)` for 0 to 64 bytes, with no call (which would
+/// cost the caller's frame registers): two overlapping fixed-size copies,
+/// one from each end. False, nothing copied, for other lengths (or
+/// lengths that differ).
+#[inline(always)]
+pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) -> bool {
     #[inline(always)]
     fn ends<const N: usize>(dst: &mut [u8], src: &[u8]) -> bool {
         if dst.len() != src.len() || src.len() > 2 * N {
@@ -593,20 +603,23 @@ fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         }
         true
     }
-    let done = match src.len() {
+    match src.len() {
         32..=64 => ends::<32>(dst, src),
         16..=31 => ends::<16>(dst, src),
         8..=15 => ends::<8>(dst, src),
+        4..=7 => ends::<4>(dst, src),
+        2..=3 => ends::<2>(dst, src),
+        1 => ends::<1>(dst, src),
+        0 => dst.is_empty(),
         _ => false,
-    };
-    if !done {
-        dst.copy_from_slice(src);
     }
 }
 
 /// What the common-case header takes from an `ibv_send_wr` (`flags` as
 /// they go to the kernel; `remote_addr`/`rkey` are read by the RDMA
-/// opcodes only), and the send sequence number it gets.
+/// opcodes only), and the send sequence number it gets (the tests' source;
+/// the post path reads the C struct).
+#[cfg(test)]
 #[derive(Clone, Copy)]
 pub(crate) struct FastWr {
     pub wr_id: u64,
@@ -618,13 +631,59 @@ pub(crate) struct FastWr {
     pub ssn: u32,
 }
 
+/// Where the common-case header's fields come from: a [`FastWr`], or the
+/// caller's `ibv_send_wr` itself (the post path), each field read where it
+/// is stored (so the fields are not all held in registers at once).
+pub(crate) trait FastSrc {
+    fn wr_id(&self) -> u64;
+    fn opcode(&self) -> u32;
+    /// The flags as they go to the kernel.
+    fn flags(&self) -> u32;
+    fn imm_data(&self) -> u32;
+    fn remote_addr(&self) -> u64;
+    fn rkey(&self) -> u32;
+    fn ssn(&self) -> u32;
+}
+
+#[cfg(test)]
+impl FastSrc for FastWr {
+    #[inline(always)]
+    fn wr_id(&self) -> u64 {
+        self.wr_id
+    }
+    #[inline(always)]
+    fn opcode(&self) -> u32 {
+        self.opcode
+    }
+    #[inline(always)]
+    fn flags(&self) -> u32 {
+        self.flags
+    }
+    #[inline(always)]
+    fn imm_data(&self) -> u32 {
+        self.imm_data
+    }
+    #[inline(always)]
+    fn remote_addr(&self) -> u64 {
+        self.remote_addr
+    }
+    #[inline(always)]
+    fn rkey(&self) -> u32 {
+        self.rkey
+    }
+    #[inline(always)]
+    fn ssn(&self) -> u32 {
+        self.ssn
+    }
+}
+
 /// The header [`write_send_fast`] writes once the payload is in place
 /// (`length` bytes in `num_sge` entries). `EINVAL` if the slot cannot hold
 /// a header.
 #[inline(always)]
 pub(crate) fn put_fast_header(
     slot: &mut [u8],
-    wr: FastWr,
+    wr: &impl FastSrc,
     length: u32,
     num_sge: usize,
 ) -> Result<()> {
@@ -644,20 +703,19 @@ fn split_slot<H: Pod>(slot: &mut [u8], n: usize) -> Option<(&mut H, &mut [[u8; 1
 
 /// [`write_send_fast`] with a gather list, on a slot already split into
 /// its header and `sges.len()` entries (`Batch::next_parts`); the caller
-/// has checked `max_sge`. The header is zeroed before `wr` is called (the
+/// has checked `max_sge`. The header is zeroed before `wr` is read (the
 /// request's fields then go straight from the caller's WR to the slot,
 /// not held in registers, or on the stack, across the zeroing).
 #[inline(always)]
 pub(crate) fn write_send_parts(
     w: &mut SendWqe,
     tail: &mut [[u8; 16]],
-    wr: impl FnOnce() -> FastWr,
+    wr: &impl FastSrc,
     sges: &[Sge],
 ) -> Result<()> {
-    *w = SendWqe::default();
+    clear_fast_header(w);
     let length = copy_sges(tail, sges)?;
-    let wr = wr();
-    if wr.flags & SEND_INLINE != 0 {
+    if wr.flags() & SEND_INLINE != 0 {
         return Err(Errno::EINVAL);
     }
     set_fast_header(w, wr, length, sges.len());
@@ -665,21 +723,34 @@ pub(crate) fn write_send_parts(
 }
 
 #[inline(always)]
-fn fill_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
-    *w = SendWqe::default();
+pub(crate) fn fill_fast_header(w: &mut SendWqe, wr: &impl FastSrc, length: u32, num_sge: usize) {
+    clear_fast_header(w);
     set_fast_header(w, wr, length, num_sge);
 }
 
-/// [`fill_fast_header`] on a header already zeroed.
+/// Zeroes the header between `wr_id` and `dma`, which [`set_fast_header`]
+/// writes whole (no store twice: two 16-byte stores fewer than zeroing it
+/// all).
 #[inline(always)]
-fn set_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
-    w.wr.wr_id = wr.wr_id;
-    w.wr.opcode = wr.opcode;
-    w.wr.send_flags = wr.flags;
+fn clear_fast_header(w: &mut SendWqe) {
+    const {
+        assert!(offset_of!(SendWqe, wr) == 0 && offset_of!(SendWr, wr_id) == 0);
+        assert!(DMA_OFF + size_of::<DmaInfo>() == SEND_WQE_SIZE);
+    };
+    w.as_bytes_mut()[size_of::<u64>()..DMA_OFF].fill(0);
+}
+
+/// [`fill_fast_header`] on a header cleared by [`clear_fast_header`].
+#[inline(always)]
+fn set_fast_header(w: &mut SendWqe, wr: &impl FastSrc, length: u32, num_sge: usize) {
+    w.wr.wr_id = wr.wr_id();
+    let op = wr.opcode();
+    w.wr.opcode = op;
+    w.wr.send_flags = wr.flags();
     // The fast path's opcodes (RDMA write 0, with imm 1, send 2, with imm
     // 3, RDMA read 4) told apart by their bits: the odd ones carry
     // immediate data, all but the sends a remote address.
-    debug_assert!(wr.opcode <= opcode::RDMA_READ);
+    debug_assert!(op <= opcode::RDMA_READ);
     const {
         use opcode::*;
         assert!(SEND_WITH_IMM & 1 == 1 && RDMA_WRITE_WITH_IMM & 1 == 1);
@@ -687,18 +758,19 @@ fn set_fast_header(w: &mut SendWqe, wr: FastWr, length: u32, num_sge: usize) {
         assert!(SEND | 1 == SEND_WITH_IMM);
         assert!(RDMA_WRITE | 1 != SEND_WITH_IMM && RDMA_READ | 1 != SEND_WITH_IMM);
     };
-    if wr.opcode & 1 != 0 {
-        w.wr.ex = wr.imm_data;
+    if op & 1 != 0 {
+        w.wr.ex = wr.imm_data();
     }
-    if wr.opcode | 1 != opcode::SEND_WITH_IMM {
+    if op | 1 != opcode::SEND_WITH_IMM {
+        let remote_addr = wr.remote_addr();
         w.wr.wr.set(&Rdma {
-            remote_addr: wr.remote_addr,
-            rkey: wr.rkey,
+            remote_addr,
+            rkey: wr.rkey(),
             reserved: 0,
         });
-        w.iova = wr.remote_addr;
+        w.iova = remote_addr;
     }
-    w.ssn = wr.ssn;
+    w.ssn = wr.ssn();
     w.dma = dma_info(length, num_sge);
 }
 
