@@ -10,6 +10,9 @@
  * logged to stderr with its call stack, one line each:
  *   mc +64 (total +64): lib(+0x1234) lib(+0x5678) ...
  * The offsets resolve with addr2line -f -e LIB. The mark(0) line sums up.
+ * Read the calls, not the row's figure: the counter's own first backtrace
+ * (libgcc_s's load) moves malloc's state (Debian's mem_qp_heap read 497.1 B
+ * with it preloaded, 480.0 B without).
  *
  * Build: cc -O2 -g -shared -fPIC -o malloc_count.so bench/malloc_count.c
  * Run:   LD_PRELOAD=$PWD/malloc_count.so ibv_bench -s 0.05 mem_qp_heap
