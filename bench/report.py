@@ -81,13 +81,17 @@ ROWS = {
         "mapping's start, mask and element size, 4-aligned so that the one-word spin lock "
         "beside each and the queues' 4-byte fields pack without padding, the send queue's "
         "batch state, limits, handle, type and the context reference); nothing malloc'd, "
-        "and slots never used stay untouched pages; rdma-core has one rxe_qp of about "
-        "490 B. The figure counts whole pages: the 100 QPs take slots 3-102 of the QP slab "
+        "and slots never used stay untouched pages; rdma-core mallocs one rxe_qp per QP "
+        "(bench/malloc_count.c: 100 mallocs, 47,200 usable bytes). The figure counts whole "
+        "pages: the 100 QPs take slots 3-102 of the QP slab "
         "(the program's earlier QPs and the first one the row creates hold slots 0-2, so the "
         "first page is resident already), "
-        "up to byte 47,792 of the slab: 11 new pages, 450.6 B per QP, plus 480 B malloc'd "
-        "during the 100 creates (4.8 B per QP, not yet traced). Slots of up to 477 B would "
-        "stay within these 11 pages; at 488 B they took 12 (496.3 B per QP)"),
+        "up to byte 47,792 of the slab: 11 new pages, 450.6 B per QP, and nothing malloc'd "
+        "(bench/malloc_count.c, preloaded, counts no call during the creates; the 4.8 B per "
+        "QP earlier runs showed were the bench's own FILE of smaps, which fclose left in "
+        "malloc's per-thread cache and mallinfo2 counts as in use: smaps is now read with "
+        "read(2)). Slots of up to 477 B would stay within these 11 pages; at 488 B they took "
+        "12 (491.5 B per QP)"),
     "mem_qp_rings": ("memory", True,
         "rings allocated by the kernel and mmap'd; their size is set by the kernel from the "
         "requested depth, so equal for any library"),
@@ -509,8 +513,10 @@ def main():
       "`poll_cq_16` drains receive completions made by sends beforehand; the round trip "
       "drives both QPs from one thread (send, poll the peer's receive CQ, re-post, answer).")
     w("- Memory: 100 objects created after a first one; per object, the change of malloc's "
-      "bytes in use (`mallinfo2`: `uordblks + hblkhd`), of the size of the mappings of "
-      "`/dev/infiniband/uverbs*` (the rings, from `/proc/self/smaps`), and of the summed "
+      "bytes in use (`mallinfo2`: `uordblks`) plus the resident bytes of anonymous unnamed "
+      "mappings (the slabs a library maps itself), of the size of the mappings of "
+      "`/dev/infiniband/uverbs*` (the rings, from `/proc/self/smaps`, read without malloc), "
+      "and of the summed "
       "`Rss` of all mappings. Peak RSS: the summed `Rss` of all mappings (smaps) of a "
       "process that opened the device and created 1000 RC QPs (64/64 WRs) on one CQ, with "
       "all of them alive. Not `VmHWM`: on kernel 6.1 the ring pages mapped by the uverbs "

@@ -373,14 +373,20 @@ unsafe fn slot_at<T>(v34: *mut u8, off: usize, _pick: fn(&verbs_context) -> &T) 
     unsafe { v34.add(off - v34::GROWTH).cast() }
 }
 
+/// [`slot_at`] of the field named `$slot` (offset and type from one name).
+macro_rules! slot {
+    ($v34:expr, $($slot:ident).+) => {
+        slot_at($v34, std::mem::offset_of!(verbs_context, $($slot).+), |v| &v.$($slot).+)
+    };
+}
+
 macro_rules! put_slots {
     ($ops:ident => $v34:ident; $($($slot:ident).+ = $name:ident),* $(,)?) => {$(
         if let Some(f) = $ops.$name {
             // SAFETY: a slot of the v34 part (the caller's contract): the
             // same C function type, spelled by two Rust declarations.
             unsafe {
-                let p = slot_at($v34, std::mem::offset_of!(verbs_context, $($slot).+),
-                    |v| &v.$($slot).+);
+                let p = slot!($v34, $($slot).+);
                 #[allow(clippy::useless_transmute, clippy::missing_transmute_annotations)]
                 p.write(Some(std::mem::transmute::<_, _>(f)));
             }
@@ -502,34 +508,15 @@ unsafe fn set_lib_ops(v34: *mut u8) {
     // as untyped function pointers.
     unsafe {
         v34::put_words(v34, words);
-        let cf = slot_at(
-            v34,
-            std::mem::offset_of!(verbs_context, ibv_create_flow),
-            |v| &v.ibv_create_flow,
-        );
-        let df = slot_at(
-            v34,
-            std::mem::offset_of!(verbs_context, ibv_destroy_flow),
-            |v| &v.ibv_destroy_flow,
-        );
-        let p1 = slot_at(
-            v34,
-            std::mem::offset_of!(verbs_context, ABI_placeholder1),
-            |v| &v.ABI_placeholder1,
-        );
-        let p2 = slot_at(
-            v34,
-            std::mem::offset_of!(verbs_context, ABI_placeholder2),
-            |v| &v.ABI_placeholder2,
-        );
-        p1.write_volatile(
-            cf.read()
-                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
-        );
-        p2.write_volatile(
-            df.read()
-                .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f)),
-        );
+        let (cf, df) = (slot!(v34, ibv_create_flow), slot!(v34, ibv_destroy_flow));
+        let cf = cf
+            .read()
+            .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f));
+        let df = df
+            .read()
+            .map(|f| std::mem::transmute::<_, unsafe extern "C" fn()>(f));
+        slot!(v34, ABI_placeholder1).write_volatile(cf);
+        slot!(v34, ABI_placeholder2).write_volatile(df);
     }
 }
 

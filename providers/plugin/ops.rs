@@ -265,7 +265,10 @@ impl ContextOps for Hosted {
         let ch = cq.read_c(|c: &ibv_cq| c.channel);
         // SAFETY: a live CQ of this plugin.
         self.destroy_acked(cq, |p| unsafe { f(p.cast()) })?;
-        // Most CQs have no channel: no lookup of NULL.
+        // Most CQs have no channel. object::get refuses NULL too, but only
+        // after the slab's address check and a call: this test saves 17
+        // Ir/op on plugin cq_lifecycle (a test first in get costs 2-6 on
+        // every other lookup; see the commit).
         if !ch.is_null()
             && let Ok(ch) = crate::object::get::<ibv_comp_channel, Context>(ch)
         {

@@ -11,9 +11,9 @@
 //! registered record.
 #![allow(unsafe_code)]
 
-use super::obj::{Home, Hosted, Kind, KindOf, New, Obj, Probe, REC_TO_VAL};
+use super::obj::{Home, Hosted, Kind, KindOf, New, Obj, REC_TO_VAL};
 use super::rec::Ref;
-use super::slab::{Slab, tag_of};
+use super::slab::{Unpinned, tag_of};
 use super::table::Table;
 use std::any::TypeId;
 use std::ffi::c_void;
@@ -22,8 +22,9 @@ use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// The hosted records' slots.
-static SLOTS: Slab<Hosted> = Slab::new(tag_of("object::hosted::Hosted"));
+/// The hosted records' slots: nothing pins them (a record is counted by its
+/// slot's state word), so a slot goes back without the data-path fence.
+static SLOTS: Unpinned<Hosted> = Unpinned::new(tag_of("object::hosted::Hosted"));
 
 /// C address -> the address of its record slot's [`Hosted`].
 static MAP: RwLock<Table<NonZeroUsize>> = RwLock::new(Table::new());
@@ -157,13 +158,8 @@ pub(super) fn count() -> usize {
 /// just moved out (no reference left); not used again.
 pub(super) unsafe fn release_slot(v: *mut c_void) {
     if let Some(v) = NonNull::new(v) {
-        use super::Token;
         // SAFETY: per the contract, a filled slot of SLOTS nobody refers
-        // to; its Hosted needs no drop. Nothing ever pins a slot of SLOTS
-        // (records are counted by their state word), so the data-path fence
-        // `retire` would put up first has nothing to wait for: skipped (the
-        // live bit it would clear is only read by `pin`, and `fill` sets
-        // it again).
+        // to (its Hosted needs no drop).
         unsafe { SLOTS.release(v) }
     }
 }

@@ -277,6 +277,17 @@ impl<T: Send + Sync + 'static> Slab<T> {
         }
     }
 
+    /// Drops the object of slot `s` and puts the slot on the free list.
+    ///
+    /// # Safety
+    /// `s` holds an object ([`Vacant::fill`]) that nothing uses any more and
+    /// no pin can reach.
+    unsafe fn drop_and_put_back(&self, s: &Slot<T>) {
+        // SAFETY: per the contract.
+        unsafe { (*s.val.get()).assume_init_drop() };
+        self.put_back(std::ptr::from_ref(s).cast_mut());
+    }
+
     /// Live objects (for leak tests): slots marked live.
     #[allow(dead_code)]
     pub(crate) fn live(&'static self) -> usize {
@@ -520,8 +531,48 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
         // SAFETY: the slot held a live T (filled); no pin can reach it any
         // more (not live, pins drained) and the registry's last reference
         // is going: nobody else uses the T.
-        unsafe { (*s.val.get()).assume_init_drop() };
-        self.put_back(std::ptr::from_ref(s).cast_mut());
+        unsafe { self.drop_and_put_back(s) };
+    }
+}
+
+/// A slab whose objects nothing pins: it has no [`Slab::pin`], so no
+/// data-path call is ever in flight on its slots, and a slot goes back
+/// without the fence a [`Token`] puts up first ([`Token::retire`]: clear
+/// the live bit, wait for the pins). For records counted by their slot's
+/// state word alone (the hosted objects' records, `super::hosted`).
+pub(crate) struct Unpinned<T: 'static>(Slab<T>);
+
+impl<T: Send + Sync + 'static> Unpinned<T> {
+    /// As [`Slab::new`].
+    pub(crate) const fn new(tag: u64) -> Self {
+        Unpinned(Slab::new(tag))
+    }
+
+    /// As [`Slab::vacant`].
+    pub(crate) fn vacant(&'static self) -> Vacant<T> {
+        self.0.vacant()
+    }
+
+    /// As [`Probe::finder`]: the address check (reads no slot).
+    pub(crate) fn finder(&'static self) -> Finder {
+        self.0.finder()
+    }
+
+    /// Drops the object at `c` and puts its slot back on the free list,
+    /// at once: nothing can pin it (see the type).
+    ///
+    /// # Safety
+    /// `c` came from [`Vacant::fill`] of this slab, nobody refers to its
+    /// object any more, and it is not released again.
+    pub(crate) unsafe fn release(&'static self, c: NonNull<c_void>) {
+        let Some(s) = self.0.slot_of(c.as_ptr()) else {
+            return;
+        };
+        // Never pinned: the pin word holds the live bit `fill` set and no
+        // count. The bit stays (only `pin` reads it; `fill` sets it again).
+        debug_assert_eq!(s.pins.load(Ordering::Relaxed), LIVE, "pinned");
+        // SAFETY: per the contract; no pin exists (the type has no `pin`).
+        unsafe { self.0.drop_and_put_back(s) };
     }
 }
 
@@ -797,6 +848,22 @@ mod tests {
         let again: Vec<_> = (0..len).map(|i| make(&RACE, i as u64).0).collect();
         assert_eq!(RACE.len.load(Ordering::Relaxed), len, "every slot reused");
         drop(again);
+    }
+
+    #[test]
+    fn unpinned_release_without_retire() {
+        // A slab nothing pins gives a slot back at once: its object dropped
+        // in place, the slot the next one taken.
+        static FREE: Unpinned<Thing> = Unpinned::new(tag_of("Unpinned"));
+        let v = std::sync::Arc::new(());
+        let n = FREE.vacant().fill(Thing { c: 5, v: v.clone() });
+        let p = std::mem::ManuallyDrop::new(n).c();
+        assert!(FREE.finder().home(p.as_ptr()).is_some());
+        assert_eq!(std::sync::Arc::strong_count(&v), 2);
+        // SAFETY: filled above, released once; the New was forgotten.
+        unsafe { FREE.release(p) };
+        assert_eq!(std::sync::Arc::strong_count(&v), 1, "dropped in place");
+        assert_eq!(FREE.vacant().addr(), p, "slot reused");
     }
 
     #[test]
