@@ -35,10 +35,11 @@ ROWS = {
         "releases all 16 with one store (rdma-core: a load and a store per CQE). Under TCG the "
         "time follows the shape of the copy loop more than its instructions: with the loop the "
         "compiler made of a plain 48-byte copy (four CQEs per step, 6 SSE moves each) ours took "
-        "1.25-1.46x rdma-core's time at 0.71x its instructions; copying one or two CQEs per "
+        "1.11-1.46x rdma-core's time at 0.71x its instructions; copying one or two CQEs per "
         "step (volatile 16-byte loads, which the compiler does not unroll further) measured "
-        "0.99-1.03x (one boot, 6 rounds alternating, poll_cq_16 alone) at 379 instructions "
-        "(0.73x). Copying each CQE as six 8-byte integer moves, one per step, measured "
+        "0.99-1.03x and 0.90-0.92x (two boots, 6 rounds each alternating the libraries, "
+        "poll_cq_16 alone; the old loop 1.25x and 1.11x in the same boots) at 379 "
+        "instructions (0.73x). Copying each CQE as six 8-byte integer moves, one per step, measured "
         "0.81-0.88x (three boots) but 486 instructions (0.93x, 12 moves per CQE instead of 6); "
         "the same four per step 1.22-1.32x; six movsq (6 instructions, 0.71x) 0.81-0.98x, "
         "but string moves are microcoded on real CPUs (several times slower there). Why qemu "
@@ -163,7 +164,7 @@ IR_BOUNDS = {
         "the slot split once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
         "met: 379 against 521 (369 with the compiler's four-CQEs-per-step copy, which TCG ran "
-        "1.25-1.46x rdma-core's time, see the time notes): one pin per call shared by the "
+        "1.11-1.46x rdma-core's time, see the time notes): one pin per call shared by the "
         "lock-free empty test and the locked drain, the lock one compare-exchange (the "
         "own-batch check only when it fails), the CQE copies walked by pointer in at most two "
         "runs of adjacent slots, 10 instructions per CQE"),

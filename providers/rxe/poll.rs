@@ -140,8 +140,8 @@ unsafe fn drain_into(inner: &mut CqInner, ne: u32, wc: *mut ibv_wc) -> c_int {
 /// Copies the CQEs of `run` to as many `ibv_wc` from `dst` on, one (or
 /// two) per step: under qemu's TCG (the Soft-RoCE VM of the benchmarks)
 /// the loop the compiler made of a plain copy, four CQEs per step, ran a
-/// 16-completion poll at 1.25-1.46x rdma-core's time, this one at about
-/// 1.0x, for 10 more instructions (bench/report.py's poll_cq_16 notes).
+/// 16-completion poll at 1.11-1.46x rdma-core's time, this one at 0.90-1.03x,
+/// for 10 more instructions (bench/report.py's poll_cq_16 notes).
 ///
 /// # Safety
 /// `dst` is writable for `run.len` entries of CQE_SIZE bytes (any
