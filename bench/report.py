@@ -32,7 +32,21 @@ ROWS = {
     "poll_cq_16": ("data", True,
         "user space only: 16 CQEs copied out of the ring into ibv_wc; ours reads the producer "
         "index once, copies the first CQE inline and the rest out of line by pointer, and "
-        "releases all 16 with one store (rdma-core: a load and a store per CQE)"),
+        "releases all 16 with one store (rdma-core: a load and a store per CQE). Under TCG the "
+        "time follows the shape of the copy loop more than its instructions: with the loop the "
+        "compiler made of a plain 48-byte copy (four CQEs per step, 6 SSE moves each) ours took "
+        "1.11-1.46x rdma-core's time at 0.71x its instructions; copying one or two CQEs per "
+        "step (volatile 16-byte loads, which the compiler does not unroll further) measured "
+        "0.99-1.03x and 0.90-0.92x (two boots, 6 rounds each alternating the libraries, "
+        "poll_cq_16 alone; the old loop 1.25x and 1.11x in the same boots) at 379 "
+        "instructions (0.73x). Copying each CQE as six 8-byte integer moves, one per step, measured "
+        "0.81-0.88x (three boots) but 486 instructions (0.93x, 12 moves per CQE instead of 6); "
+        "the same four per step 1.22-1.32x; six movsq (6 instructions, 0.71x) 0.81-0.98x, "
+        "but string moves are microcoded on real CPUs (several times slower there). Why qemu "
+        "7.2 runs the unrolled loops slower is not known (a guest micro-loop timed SSE moves "
+        "at about 3x integer ones, but rdma-core's loop copies with the same SSE moves). What "
+        "would meet 0.9x: integer moves one CQE per step, at the cost of the 0.8x instruction "
+        "target"),
     "post_send_1": ("data", True,
         "the doorbell: after writing the WQE, rxe's post_send makes a write() on the uverbs fd "
         "(POST_SEND with no WRs), and kernel rxe runs the requester (and, on loopback, the "
@@ -155,9 +169,11 @@ IR_BOUNDS = {
         "of line): 16 WQEs under one lock and one producer-index store, each on "
         "the slot split once into header and gather list (no per-WR size or alignment check)"),
     "poll_cq_16": (
-        "met: 369 against 521: one pin per call shared by the lock-free empty test and the "
-        "locked drain, the lock one compare-exchange (the own-batch check only when it "
-        "fails), the CQE copies walked by pointer in at most two runs of adjacent slots"),
+        "met: 379 against 521 (369 with the compiler's four-CQEs-per-step copy, which TCG ran "
+        "1.11-1.46x rdma-core's time, see the time notes): one pin per call shared by the "
+        "lock-free empty test and the locked drain, the lock one compare-exchange (the "
+        "own-batch check only when it fails), the CQE copies walked by pointer in at most two "
+        "runs of adjacent slots, 10 instructions per CQE"),
     "post_send_1": (
         "met: about 152 against rdma-core's 215 (prof.sh; 167 with the short case in the "
         "entry's frame, 188 with the trace switch, the doorbell's trace check and the list "

@@ -210,11 +210,13 @@ pub fn cq_ring(data: &[u8]) {
                 let max = inp.u8().into();
                 let len = q.len();
                 let mut seen = 0;
-                let n = q.drain(max, |i, slot| {
-                    assert_eq!(i, seen);
-                    seen += 1;
-                    let c = read_cqe(slot).expect("slot holds a CQE");
-                    let _ = (c.wr_id, c.status, c.byte_len);
+                let n = q.drain(max, |run| {
+                    for (i, slot) in run.slots() {
+                        assert_eq!(i, seen);
+                        seen += 1;
+                        let c = read_cqe(slot).expect("slot holds a CQE");
+                        let _ = (c.wr_id, c.status, c.byte_len);
+                    }
                 });
                 assert_eq!((n, seen), (len.min(max), n));
             }

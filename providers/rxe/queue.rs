@@ -591,6 +591,27 @@ pub(crate) unsafe fn unmap_kept(words: IndexWords, kept: u32) {
     unsafe { super::mmap::release_raw(words.base, len, kept & KEPT_HEAP != 0) };
 }
 
+/// Completions in adjacent slots of a [`ConsumerQueue`], handed out by
+/// `drain`: the copy loop walks them by pointer, with no index arithmetic.
+#[derive(Clone, Copy)]
+pub(crate) struct Run<'a> {
+    /// Position of the first among those the `drain` call reads.
+    pub(crate) first: u32,
+    /// Number of completions, at least 1.
+    pub(crate) len: u32,
+    /// Bytes from one slot to the next (the element size).
+    pub(crate) stride: usize,
+    /// The slots, `len * stride` bytes.
+    pub(crate) bytes: &'a [u8],
+}
+
+impl<'a> Run<'a> {
+    /// Each completion's position among the call's and its slot.
+    pub(crate) fn slots(self) -> impl Iterator<Item = (u32, &'a [u8])> {
+        (self.first..).zip(self.bytes.chunks_exact(self.stride))
+    }
+}
+
 /// A ring user space consumes from: the completion queue.
 #[derive(Debug)]
 pub(crate) struct ConsumerQueue {
@@ -663,12 +684,13 @@ impl ConsumerQueue {
         (self.ring.distance(cons, index) < ready).then(|| self.ring.slot(index))
     }
 
-    /// Reads up to `max` of the oldest completions in order, `each(i, slot)`
-    /// for the i-th, then releases them to the kernel with one store.
-    /// Returns how many were read. None or one (a latency-bound poller's
-    /// usual case) inline, in the caller's frame; more out of line.
+    /// Reads up to `max` of the oldest completions in order, in at most two
+    /// [`Run`]s of adjacent slots (before and after the wrap), `each(run)`
+    /// for each, then releases them to the kernel with one store. Returns
+    /// how many were read. None or one (a latency-bound poller's usual case)
+    /// inline, in the caller's frame; more out of line.
     #[inline(always)]
-    pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
+    pub(crate) fn drain(&mut self, max: u32, mut each: impl FnMut(Run<'_>)) -> u32 {
         let g = self.ring.geo();
         let cons = g.consumer().load(Ordering::Relaxed) & g.mask;
         // Acquire: the kernel's completions before its index are visible.
@@ -677,11 +699,16 @@ impl ConsumerQueue {
         match n.min(max) {
             0 => 0,
             1 => {
+                let stride = 1 << g.log2_elem_size;
                 // SAFETY: slot `cons`: inside the live mapping (see
                 // `Ring::slot_ptr`); the kernel does not write the slots
                 // between our index and its own.
-                each(0, unsafe {
-                    std::slice::from_raw_parts(g.slot_ptr(cons), 1 << g.log2_elem_size)
+                let bytes = unsafe { std::slice::from_raw_parts(g.slot_ptr(cons), stride) };
+                each(Run {
+                    first: 0,
+                    len: 1,
+                    stride,
+                    bytes,
                 });
                 // Release: our reads of the slot are done before the kernel
                 // reuses it.
@@ -695,24 +722,29 @@ impl ConsumerQueue {
 
     /// `drain` of `n` > 1 completions from `cons`.
     #[inline(never)]
-    fn drain_runs(&mut self, cons: u32, n: u32, mut each: impl FnMut(u32, &[u8])) -> u32 {
-        let es = self.ring.elem_size();
-        // At most two runs of adjacent slots (before and after the wrap),
-        // walked by pointer: no index arithmetic per completion.
-        let before_wrap = (self.ring.mask - cons + 1).min(n);
-        let mut p = self.ring.slot_ptr(cons);
-        for i in 0..before_wrap {
-            // SAFETY: slot `cons + i`, before the wrap: inside the live
-            // mapping (see `Ring::slot_ptr`); the kernel does not write the
-            // slots between our index and its own.
-            each(i, unsafe { std::slice::from_raw_parts(p, es) });
-            p = p.wrapping_add(es);
-        }
-        let mut p = self.ring.slot_ptr(0);
-        for i in before_wrap..n {
-            // SAFETY: as above, slot `i - before_wrap` after the wrap.
-            each(i, unsafe { std::slice::from_raw_parts(p, es) });
-            p = p.wrapping_add(es);
+    fn drain_runs(&mut self, cons: u32, n: u32, mut each: impl FnMut(Run<'_>)) -> u32 {
+        let stride = self.ring.elem_size();
+        // The run before the wrap (never empty: `cons` is a slot), then the
+        // rest from slot 0; one call site, so `each` is inlined once.
+        let (mut first, mut at, mut len) = (0, cons, (self.ring.mask - cons + 1).min(n));
+        loop {
+            // SAFETY: slots `at..at + len`, all before the wrap: inside the
+            // live mapping (see `Ring::slot_ptr`); the kernel does not write
+            // the slots between our index and its own.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(self.ring.slot_ptr(at), len as usize * stride)
+            };
+            each(Run {
+                first,
+                len,
+                stride,
+                bytes,
+            });
+            first += len;
+            if first == n {
+                break;
+            }
+            (at, len) = (0, n - first);
         }
         let next = cons.wrapping_add(n) & self.ring.mask;
         // Release: our reads of the slots are done before the kernel reuses them.

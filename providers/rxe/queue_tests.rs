@@ -433,17 +433,24 @@ fn drain_reads_in_order_and_releases_once() {
     // SAFETY (here and below): `q` keeps the mapping alive.
     let empty = || unsafe { words.is_empty() };
     assert!(empty());
-    assert_eq!(q.drain(4, |_, _| panic!("empty")), 0);
+    assert_eq!(q.drain(4, |_| panic!("empty")), 0);
     for v in 10..16 {
         assert!(k.produce(v));
     }
     assert!(!empty());
     let mut got = vec![];
-    assert_eq!(q.drain(4, |i, s| got.push((i, first(s)))), 4);
+    assert_eq!(
+        q.drain(4, |run| got.extend(run.slots().map(|(i, s)| (i, first(s))))),
+        4
+    );
     assert_eq!(got, vec![(0, 10), (1, 11), (2, 12), (3, 13)]);
     assert_eq!(k.cons().load(Ordering::Relaxed), 4);
     got.clear();
-    assert_eq!(q.drain(16, |i, s| got.push((i, first(s)))), 2);
+    assert_eq!(
+        q.drain(16, |run| got
+            .extend(run.slots().map(|(i, s)| (i, first(s))))),
+        2
+    );
     assert_eq!(got, vec![(0, 14), (1, 15)]);
     assert!(empty() && q.empty());
 }
@@ -462,7 +469,7 @@ fn drain_wraps_at_every_position() {
             while k.cons().load(Ordering::Relaxed) != start {
                 assert!(k.produce(made));
                 made += 1;
-                assert_eq!(q.drain(1, |_, _| {}), 1);
+                assert_eq!(q.drain(1, |_| {}), 1);
             }
             let first_v = made;
             for _ in 0..n {
@@ -470,7 +477,11 @@ fn drain_wraps_at_every_position() {
                 made += 1;
             }
             let mut got = vec![];
-            assert_eq!(q.drain(16, |i, s| got.push((i, first(s)))), n);
+            assert_eq!(
+                q.drain(16, |run| got
+                    .extend(run.slots().map(|(i, s)| (i, first(s))))),
+                n
+            );
             let want: Vec<_> = (0..n).map(|i| (i, first_v + u64::from(i))).collect();
             assert_eq!(got, want, "start {start}, {n} completions");
             assert!(q.empty());
