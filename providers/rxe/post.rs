@@ -494,12 +494,11 @@ unsafe fn send_short<const INLINE: bool>(
 ) -> Result<()> {
     // One branch on the count (as `recv_short`).
     let list: &[Sge] = if wr.num_sge != 0 {
-        if st.sq.max_sge == 0 || wr.sg_list.is_null() {
+        if st.sq.max_sge == 0 {
             return Err(Errno::EINVAL);
         }
-        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
-        // contract); Sge has ibv_sge's layout (see `sges`).
-        std::slice::from_ref(unsafe { &*wr.sg_list.cast::<Sge>() })
+        // SAFETY: the WR's gather list of one entry (verbs contract).
+        unsafe { sges(wr.sg_list, 1)? }
     } else {
         &[]
     };
@@ -680,12 +679,11 @@ unsafe fn recv_short(q: &mut Batch, max_sge: u32, w: &ibv_recv_wr) -> Result<()>
     }
     // Each length on its own branch: its checks are then a compare each.
     if w.num_sge != 0 {
-        if max_sge == 0 || w.sg_list.is_null() {
+        if max_sge == 0 {
             return Err(Errno::EINVAL);
         }
-        // SAFETY: the WR's gather list of one entry, non-NULL (verbs
-        // contract).
-        let list = unsafe { std::slice::from_ref(&*w.sg_list.cast::<Sge>()) };
+        // SAFETY: the WR's gather list of one entry (verbs contract).
+        let list = unsafe { sges(w.sg_list, 1)? };
         let (h, tail) = q.next_parts(1).ok_or(Errno::EINVAL)?;
         wqe::write_recv_parts(h, tail, w.wr_id, list)?;
     } else {
