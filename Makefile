@@ -145,8 +145,12 @@ vm-memcheck: all
 # rounds, on Debian's library and ours in one VM boot. Not part of `make test`.
 SOAK_OPS ?= 3000
 SOAK_ROUNDS ?= 500
+# c-tests/one_slot's short ping-pongs (5 messages each way) on one-slot and
+# small queues, posts inside poll batches: every case this many times.
+SOAK_ONE_SLOT_ROUNDS ?= 50
 soak: all
-	STRESS_OPS=$(SOAK_OPS) STRESS_ROUNDS=$(SOAK_ROUNDS) VM_TEST_ONLY='^c-tests/stress$$' \
+	STRESS_OPS=$(SOAK_OPS) STRESS_ROUNDS=$(SOAK_ROUNDS) VM_TEST_ONLY='^c-tests/(stress|one_slot)$$' \
+	  ONE_SLOT_ROUNDS=$(SOAK_ONE_SLOT_ROUNDS) ONE_SLOT_ITERS=5 \
 	  VM_TEST_LIBS='debian ours' VM_TEST_MIXED=0 VM_CASE_TIMEOUT=3000 VM_TIMEOUT=7000 \
 	  VM_RESULTS_NAME=soak vm/run-tests.sh
 

@@ -282,10 +282,15 @@ pub unsafe extern "C" fn next_poll(cq: *mut ibv_cq_ex) -> c_int {
         return libc::EINVAL;
     };
     if inner.shown() {
-        inner.set(inner.queue.next_index(inner.cur()), false);
+        let next = inner.queue.next_index(inner.cur());
+        // The completion just read goes back to the kernel now, not at
+        // `end_poll`: a batch can stay open while completions keep coming
+        // (a ping-pong posting inside it), and the kernel counts the CQ full,
+        // and drops what overflows, by the index we publish.
+        let _ = inner.queue.publish_consumer(next);
+        inner.set(next, false);
     }
     if !show(&c, inner) {
-        let _ = inner.queue.publish_consumer(inner.cur());
         crate::entry::set_errno(crate::entry::Errno::ENOENT);
         return libc::ENOENT;
     }

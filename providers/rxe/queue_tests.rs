@@ -538,3 +538,39 @@ fn next_parts_split_the_slot() {
     assert_eq!(&s[40..56], &[9; 16]);
     assert_eq!(q.len(), 1);
 }
+
+/// `max_send_wr` 1: two slots, one usable. Each way of posting refuses the
+/// second element until the kernel has released the first, and takes it
+/// once the kernel's index has moved.
+#[test]
+fn one_slot_ring_waits_for_the_kernel() {
+    let (m, k) = ring(2, 6);
+    let mut q = ProducerQueue::new(m, 64).unwrap();
+    for round in 0..4u64 {
+        // The ibv_wr_* way: slot_mut at the cursor, then publish.
+        let i = q.producer_index();
+        put(q.slot_mut(i).unwrap(), round);
+        let next = q.next_index(i);
+        assert_eq!(
+            q.slot_mut(next).unwrap_err(),
+            Errno(libc::ENOSPC),
+            "the gap slot"
+        );
+        q.publish_producer(next).unwrap();
+        assert!(q.full());
+        assert_eq!(
+            q.slot_mut(next).unwrap_err(),
+            Errno(libc::ENOSPC),
+            "not released"
+        );
+        assert_eq!(q.publish_producer(q.next_index(next)), Err(Errno::EINVAL));
+        // The ibv_post_send way.
+        assert_eq!(q.push_with(val(999)), Err(Errno::ENOMEM));
+        assert_eq!(k.consume(), Some(round));
+        assert!(q.is_empty());
+        q.push_with(val(100 + round)).unwrap();
+        assert_eq!(q.push_with(val(999)), Err(Errno::ENOMEM));
+        assert_eq!(k.consume(), Some(100 + round));
+        assert_eq!(k.consume(), None);
+    }
+}
