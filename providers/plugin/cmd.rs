@@ -25,6 +25,7 @@ use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
 pub(crate) mod counters;
+pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod dm;
 pub(crate) mod flow;
@@ -897,6 +898,25 @@ pub(crate) unsafe fn mcast(
 /// extended command's core struct.
 const EX_HDR: usize = 24;
 
+/// As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
+/// timestamp (device or wall clock) and ignore-overrun requests become
+/// kernel CQ flags.
+fn cq_ex_flags(a: &ibv_cq_init_attr_ex) -> Result<u32> {
+    const MASK_FLAGS: u32 = 1 << 0;
+    const MASK_PD: u32 = 1 << 1;
+    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut flags = 0;
+    if a.wc_flags & ((1 << 7) | (1 << 11)) != 0 {
+        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
+        flags |= 1 << 1;
+    }
+    Ok(flags)
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn create_cq_ex(
     ctx: *mut ibv_context,
@@ -912,20 +932,7 @@ pub(crate) unsafe fn create_cq_ex(
     // SAFETY: the caller's attributes.
     let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     let cq = vcq.cast::<ibv_cq>();
-    // As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
-    // timestamp and ignore-overrun requests become kernel CQ flags.
-    const MASK_FLAGS: u32 = 1 << 0;
-    const MASK_PD: u32 = 1 << 1;
-    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
-        return Err(Errno::EOPNOTSUPP);
-    }
-    let mut flags = 0;
-    if a.wc_flags & (1 << 7) != 0 {
-        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
-    }
-    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
-        flags |= 1 << 1;
-    }
+    let flags = cq_ex_flags(a)?;
     // Fields added to CqCreate later default to zero.
     #[allow(clippy::needless_update)]
     let args = CqCreate {
