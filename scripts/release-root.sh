@@ -45,6 +45,7 @@ mirror() {
 
 build() {
   local suite=$1 dir=$ROOTS/$1
+  if built "$suite"; then echo "$dir"; return; fi
   mkdir -p "$ROOTS"
   exec 9>"$ROOTS/$suite.lock"
   if ! flock -n 9; then
