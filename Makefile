@@ -17,7 +17,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak
+.PHONY: all lib static deb header check-header unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak release-roots release-ldd vm-test-releases vm-test-releases-smoke
 
 all: lib $(PC)
 
@@ -53,7 +53,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-test: all unit-test check-header fuzz-smoke ub-test abi-test c-test plugin-test vm-test vm-test-backports vm-memcheck vm-asan-smoke pkg-test
+test: all unit-test check-header fuzz-smoke ub-test abi-test c-test plugin-test release-ldd vm-test-releases-smoke vm-test vm-test-backports vm-memcheck vm-asan-smoke pkg-test
 
 install: all static
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/infiniband
@@ -78,6 +78,34 @@ c-test: all
 
 plugin-test: all
 	tests/plugins/discovery.sh
+
+# Debian release roots (debootstrap, built once and cached outside the
+# checkout in RELEASE_ROOTS, default /var/cache/libibverbs-rs/roots): trixie
+# (rdma-core 56.1) first, then sid. See scripts/release-root.sh.
+RELEASE_SUITES ?= trixie sid
+release-roots:
+	scripts/release-root.sh $(RELEASE_SUITES)
+
+# Every ELF object of the trixie root that needs libibverbs.so.1 resolves
+# against ours (ldd -r in the root, ours bind-mounted in a private mount
+# namespace). tests/releases/ldd.sh.
+release-ldd: all
+	@start=$$(date +%s); scripts/release-root.sh trixie >/dev/null && tests/releases/ldd.sh trixie; \
+	rc=$$?; echo "release-ldd: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
+
+# In one VM boot, chrooted into the trixie root: its ibv_devinfo -v (ours
+# prints what its own library prints), ibv_rc_pingpong, ib_send_lat and
+# ib_write_bw on its own library, on ours (IBV_PROVIDERS=auto) and on ours
+# hosting its own librxe-rdmav34.so (IBV_PROVIDERS=plugin).
+# vm/run-releases.sh + vm/guest/releases.sh. `make test` runs the
+# RELEASES_SMOKE subset.
+RELEASES_SMOKE ?= ^(devinfo|ibv_rc_pingpong)$$
+vm-test-releases: all
+	@start=$$(date +%s); vm/run-releases.sh trixie; \
+	rc=$$?; echo "vm-test-releases: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
+vm-test-releases-smoke: all
+	@start=$$(date +%s); RELEASES_ONLY='$(RELEASES_SMOKE)' VM_RESULTS_NAME=vm-test-releases-smoke vm/run-releases.sh trixie; \
+	rc=$$?; echo "vm-test-releases-smoke: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 
 vm-test: all
 	vm/run-tests.sh

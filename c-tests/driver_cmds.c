@@ -41,6 +41,7 @@ int ibv_cmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv
 int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr);
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 			struct ibv_flow_attr *flow_attr, void *ucmd, size_t ucmd_size);
@@ -195,6 +196,60 @@ static void clear(void)
 	memset(resp, 0, sizeof(resp));
 }
 
+/* ibv_cmd_create_cq_ex2 (rdma-core 55's IBVERBS_PRIVATE_34; Debian 12's 44
+ * has none, so it is looked up): the extended CQ create with a driver's
+ * chain, as 56.1's mlx5 calls it. rxe takes no driver attribute: an
+ * optional one is ignored by the kernel, a mandatory one refused (the
+ * kernel's EPROTONOSUPPORT, then no write() command can carry it). */
+typedef int (*create_cq_ex2_fn)(struct ibv_context *, const struct ibv_cq_init_attr_ex *, void *,
+				void *, size_t, void *, size_t, uint32_t, void *);
+
+static void create_cq_ex2(struct ibv_context *ctx)
+{
+	create_cq_ex2_fn f = (create_cq_ex2_fn)dlvsym(RTLD_DEFAULT, "ibv_cmd_create_cq_ex2",
+						      "IBVERBS_PRIVATE_34");
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq *cq = (void *)obj;
+	struct cmdb chain;
+
+	if (!f) {
+		ctest_impl_line("create_cq_ex2: not exported");
+		return;
+	}
+	/* struct ibv_create_cq_ex: headers 24 + core 32; the response's core 16
+	 * and rxe's 16 (its queue's mmap offer, which rxe requires). */
+	clear();
+	expect("create_cq_ex2 no chain", f(ctx, &ca, obj, cmd, 56, resp, 32, 0, NULL), 0);
+	if (!ctest_ours_dp() && cq->context == ctx)
+		expect("create_cq_ex2 destroy", ibv_cmd_destroy_cq(cq), 0);
+	for (int mandatory = 0; mandatory < 2; mandatory++) {
+		clear();
+		memset(&chain, 0, sizeof(chain));
+		chain.attrs[0] = (struct attr){ .attr_id = 0x1002, .len = 4, .flags = mandatory,
+						.data = 7 };
+		chain.next_attr = chain.attrs + 1;
+		chain.last_attr = chain.attrs + 2;
+		chain.uhw_in_idx = chain.uhw_out_idx = 0xff;
+		if (!mandatory) {
+			expect("create_cq_ex2 optional driver attribute",
+			       f(ctx, &ca, obj, cmd, 56, resp, 32, 0, &chain), 0);
+			if (!ctest_ours_dp() && cq->context == ctx)
+				expect("create_cq_ex2 destroy", ibv_cmd_destroy_cq(cq), 0);
+		} else {
+			expect("create_cq_ex2 mandatory driver attribute",
+			       f(ctx, &ca, obj, cmd, 56, resp, 32, 0, &chain), EOPNOTSUPP);
+		}
+	}
+	ca.comp_mask = 1 << 5; /* past FLAGS and PD */
+	/* An argument error on every context (tagged: Debian 12 has no such call). */
+	{
+		int r = f(ctx, &ca, obj, cmd, 56, resp, 32, 0, NULL);
+
+		ctest_impl_line("create_cq_ex2 unknown mask: %d", r);
+		CHECK(r == EOPNOTSUPP, "create_cq_ex2 unknown mask: %d, want %d", r, EOPNOTSUPP);
+	}
+}
+
 int main(void)
 {
 	struct ibv_device_attr dattr;
@@ -253,6 +308,7 @@ int main(void)
 	}
 
 	expect("query_context", ibv_cmd_query_context(ctx, NULL), EOPNOTSUPP);
+	create_cq_ex2(ctx);
 
 	clear();
 	{

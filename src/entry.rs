@@ -28,6 +28,7 @@ impl Errno {
     pub(crate) const ENOSYS: Errno = Errno(libc::ENOSYS);
     pub(crate) const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
     pub(crate) const EPROTONOSUPPORT: Errno = Errno(libc::EPROTONOSUPPORT);
+    pub(crate) const ENOTTY: Errno = Errno(libc::ENOTTY);
 
     /// The calling thread's current errno.
     pub(crate) fn last() -> Errno {

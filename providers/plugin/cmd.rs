@@ -18,13 +18,13 @@ use crate::entry::{Errno, Result};
 use crate::object;
 use crate::object::Kind;
 use crate::uverbs::Pod;
-use crate::uverbs::cq::CqCreate;
 use crate::uverbs::mr::RegMr;
 use crate::uverbs::qp::CreateQp;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
 pub(crate) mod counters;
+pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod dm;
 pub(crate) mod flow;
@@ -423,50 +423,6 @@ pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> Result<()> {
     unsafe { on(super::call::current(), mw, |u, h| u.dealloc_mw(h)) }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq(
-    ctx: *mut ibv_context,
-    cqe: c_int,
-    channel: *mut ibv_comp_channel,
-    vector: c_int,
-    cq: *mut ibv_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    let fr = super::call::current();
-    let a = CqCreate {
-        cqe: cqe as u32,
-        user_handle: cq as u64,
-        // SAFETY: a channel checked by the caller (or NULL).
-        comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
-        comp_vector: vector as u32,
-        async_fd: async_fd_of(fr, ctx),
-        ..Default::default()
-    };
-    let core = size_of::<crate::uverbs::cq::CreateCqResp>();
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
-    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&a, di, dout))?;
-    // SAFETY: the plugin's new CQ and response buffer.
-    unsafe {
-        (*cq).handle = r.cq_handle;
-        (*cq).cqe = r.cqe as c_int;
-        (*cq).context = ctx;
-        put_resp(
-            resp,
-            resp_size,
-            &crate::uverbs::cq::CreateCqResp {
-                cq_handle: r.cq_handle,
-                cqe: r.cqe,
-            },
-        );
-    }
-    Ok(())
-}
-
 /// Waits until every event the kernel reported for an object was
 /// acknowledged (as rdma-core's destroy commands do), on the registry's
 /// record of it, which ibv_ack_cq_events / ibv_ack_async_event count on:
@@ -483,77 +439,6 @@ fn wait_acked<C: crate::object::KindOf>(
     }
     if let Ok(o) = object::get::<C, Context>(p) {
         o.wait_acked(reported);
-    }
-}
-
-pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
-    let fr = super::call::current();
-    // SAFETY: an object of the plugin.
-    let r = unsafe { on(fr, cq, |u, h| u.destroy_cq(h)) }?;
-    wait_acked(
-        fr,
-        cq,
-        EventCounts {
-            comp: r.comp_events_reported,
-            async_: r.async_events_reported,
-        },
-    );
-    Ok(())
-}
-
-pub(crate) unsafe fn resize_cq(
-    cq: *mut ibv_cq,
-    cqe: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    // SAFETY: a CQ of the plugin.
-    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, 16, resp, resp_size, 8) };
-    let n = with_uverbs(ctx, |u| u.resize_cq(h, cqe as u32, di, dout))?;
-    // SAFETY: the plugin's CQ and response.
-    unsafe {
-        (*cq).cqe = n as c_int;
-        put_resp(resp, resp_size, &[n, 0u32]);
-    }
-    Ok(())
-}
-
-/// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
-pub(crate) unsafe fn modify_cq(
-    cq: *mut ibv_cq,
-    attr: *mut ibv_modify_cq_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { parts(cq, attr)? };
-    if a.attr_mask >= ibv_cq_attr_mask::IBV_CQ_ATTR_RESERVED.0 {
-        return Err(Errno::EINVAL);
-    }
-    let req = crate::uverbs::cq::ExModifyCq {
-        cq_handle: h,
-        attr_mask: a.attr_mask,
-        attr: crate::uverbs::cq::CqModeration {
-            cq_count: a.moderate.cq_count,
-            cq_period: a.moderate.cq_period,
-        },
-        reserved: 0,
-    };
-    // SAFETY: the plugin's buffer (struct ibv_modify_cq: both headers, core, its data).
-    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - HDR + size_of_val(&req)) };
-    with_uverbs(ctx, |u| u.modify_cq(&req, di))
-}
-
-pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
-    // SAFETY: an object of the plugin.
-    unsafe {
-        on(super::call::current(), cq, |u, h| {
-            u.req_notify_cq(h, solicited != 0)
-        })
     }
 }
 
@@ -896,62 +781,6 @@ pub(crate) unsafe fn mcast(
 /// The 24 bytes of `ib_uverbs_cmd_hdr` + `ib_uverbs_ex_cmd_hdr` before an
 /// extended command's core struct.
 const EX_HDR: usize = 24;
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq_ex(
-    ctx: *mut ibv_context,
-    attr: *const ibv_cq_init_attr_ex,
-    vcq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-    _cmd_flags: u32,
-) -> Result<()> {
-    let fr = super::call::current();
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
-    let cq = vcq.cast::<ibv_cq>();
-    // As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
-    // timestamp and ignore-overrun requests become kernel CQ flags.
-    const MASK_FLAGS: u32 = 1 << 0;
-    const MASK_PD: u32 = 1 << 1;
-    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
-        return Err(Errno::EOPNOTSUPP);
-    }
-    let mut flags = 0;
-    if a.wc_flags & (1 << 7) != 0 {
-        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
-    }
-    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
-        flags |= 1 << 1;
-    }
-    // Fields added to CqCreate later default to zero.
-    #[allow(clippy::needless_update)]
-    let args = CqCreate {
-        flags,
-        flags_need_ex: flags != 0,
-        cqe: a.cqe,
-        user_handle: cq as u64,
-        // SAFETY: a channel the library checked (or NULL).
-        comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
-        comp_vector: a.comp_vector,
-        async_fd: async_fd_of(fr, ctx),
-        ..Default::default()
-    };
-    let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
-    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&args, di, dout))?;
-    // SAFETY: the plugin's new CQ.
-    unsafe {
-        (*cq).handle = r.cq_handle;
-        (*cq).cqe = r.cqe as c_int;
-        (*cq).context = ctx;
-    }
-    Ok(())
-}
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn create_qp_ex2(

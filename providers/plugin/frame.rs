@@ -134,7 +134,6 @@ impl Frame {
     }
 
     /// fill_attr_in_fd: nothing for a negative fd, as rdma-core.
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn fd_in(&mut self, id: u16, fd: i32) -> Option<Slot> {
         (fd >= 0).then(|| self.push(id, 0, fd as i64 as u64))
     }
@@ -149,7 +148,6 @@ impl Frame {
     }
 
     /// attr_optional: an older kernel may ignore it.
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
     pub(crate) fn optional(&mut self, s: Slot) {
         // SAFETY: an attribute we pushed.
         unsafe {

@@ -76,6 +76,44 @@ pub(crate) unsafe fn chained_attrs(link: *mut ibv_command_buffer) -> Result<usiz
     Ok(n)
 }
 
+/// _check_legacy over a driver's chain, after the kernel refused the
+/// ioctl method: Ok(true) if the write() command must be the extended one,
+/// Ok(false) if the plain one carries the request, EOPNOTSUPP if the chain
+/// holds a mandatory attribute (other than UHW) that only the method takes.
+///
+/// # Safety
+/// `link` is NULL or a live command buffer chain of the plugin.
+pub(crate) unsafe fn legacy_fallback(link: *mut ibv_command_buffer) -> Result<bool> {
+    if link.is_null() {
+        return Ok(false);
+    }
+    let mut frames = vec![link];
+    // SAFETY: per the contract.
+    frames.extend(unsafe { links(link)? });
+    let mut ex = false;
+    for l in frames {
+        // SAFETY: a frame of the chain.
+        let (start, k) = unsafe { filled(l)? };
+        for i in 0..k {
+            // SAFETY: one of the `k` filled attributes.
+            let a = unsafe { &*start.add(i) };
+            if a.attr_id != UVERBS_ATTR_UHW_IN
+                && a.attr_id != crate::uverbs::ids::UVERBS_ATTR_UHW_OUT
+                && a.flags & crate::uverbs::ioctl_hdr::UVERBS_ATTR_F_MANDATORY != 0
+            {
+                return Err(Errno::EOPNOTSUPP);
+            }
+        }
+        // SAFETY: as above.
+        let flags = unsafe { (*l).flags };
+        if flags & crate::driver_abi::v34::CMDB_FALLBACK_IOCTL_ONLY != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        ex |= flags & crate::driver_abi::v34::CMDB_FALLBACK_REQUIRE_EX != 0;
+    }
+    Ok(ex)
+}
+
 /// prepare_attrs: the chained attributes behind the caller's, `num_attrs`,
 /// `length`, the driver id, and a small UHW_IN inlined. Returns the chain.
 ///

@@ -16,6 +16,7 @@ pub(crate) mod load;
 pub(crate) mod matching;
 pub(crate) mod objects;
 pub(crate) mod ops;
+pub(crate) mod release;
 
 use crate::context::Context;
 use crate::device::Device;

@@ -1,9 +1,11 @@
 //! rdma-core's private provider ABI: the structs and entry points its C
 //! provider plugins (`lib<name>-rdmav<N>.so`) are built against. Each
-//! version of that ABI is a module of its own (`v34` is rdma-core 34..44's
-//! `IBVERBS_PRIVATE_34`); a later one (rdma-core 64's plugins) adds a module
-//! beside it, and the host (`providers/plugin`) picks the one a plugin
-//! registered with. Not part of verbs.h.
+//! version of that ABI is a module of its own (`v34` is rdma-core 34..56's
+//! `IBVERBS_PRIVATE_34`, whose structs did not change while it gained
+//! functions: where a call changed within it, `providers/plugin/release`
+//! tells the releases apart); a later one adds a module beside it, and the
+//! host (`providers/plugin`) picks the one a plugin registered with. Not
+//! part of verbs.h.
 
 pub mod v34;
 

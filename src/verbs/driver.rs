@@ -9,7 +9,7 @@ use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::{
-    self, counters, device, dm, flow, flow_action, mr, post, qp_ex, wq, xrc,
+    self, counters, cq, device, dm, flow, flow_action, mr, post, qp_ex, wq, xrc,
 };
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -219,16 +219,17 @@ cmd_api!(ibv_cmd_alloc_pd => cmd::alloc_pd(context: *mut ibv_context, pd: *mut i
 cmd_api!(ibv_cmd_dealloc_pd => cmd::dealloc_pd(pd: *mut ibv_pd));
 cmd_api!(ibv_cmd_dereg_mr => cmd::dereg_mr(vmr: *mut verbs_mr));
 cmd_api!(ibv_cmd_dealloc_mw => cmd::dealloc_mw(mw: *mut ibv_mw));
-cmd_api!(ibv_cmd_destroy_cq => cmd::destroy_cq(cq: *mut ibv_cq));
-cmd_api!(ibv_cmd_resize_cq => cmd::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_req_notify_cq => cmd::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
+cmd_api!(ibv_cmd_destroy_cq => cq::destroy_cq(cq: *mut ibv_cq));
+cmd_api!(ibv_cmd_resize_cq => cq::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_req_notify_cq => cq::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
 cmd_api!(ibv_cmd_destroy_qp => cmd::destroy_qp(qp: *mut ibv_qp));
 cmd_api!(ibv_cmd_create_srq => cmd::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_destroy_srq => cmd::destroy_srq(srq: *mut ibv_srq));
 cmd_api!(ibv_cmd_create_ah => cmd::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_destroy_ah => cmd::destroy_ah(ah: *mut ibv_ah));
 cmd_api!(ibv_cmd_create_qp => cmd::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_create_cq_ex => cmd::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_cq_ex => cq::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_cq_ex2 => cq::create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_create_qp_ex2 => cmd::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
@@ -239,7 +240,7 @@ cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut
 cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd, cmd: *mut c_void, cmd_sz: usize, resp: *mut c_void, resp_sz: usize));
 cmd_api!(ibv_cmd_query_mr => mr::query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32));
 cmd_api!(ibv_cmd_advise_mr => mr::advise_mr(pd: *mut ibv_pd, advice: u32, flags: u32, sg_list: *mut ibv_sge, num_sge: u32));
-cmd_api!(ibv_cmd_reg_dmabuf_mr => mr::reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int, vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_reg_dmabuf_mr => mr::reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int, vmr: *mut verbs_mr, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_query_context => device::query_context(context: *mut ibv_context, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_alloc_dm => dm::alloc_dm(ctx: *mut ibv_context, dm_attr: *const ibv_alloc_dm_attr, dm: *mut verbs_dm, link: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_free_dm => dm::free_dm(dm: *mut verbs_dm));
@@ -249,7 +250,7 @@ cmd_api!(ibv_cmd_destroy_counters => counters::destroy_counters(vcounters: *mut 
 cmd_api!(ibv_cmd_read_counters => counters::read_counters(vcounters: *mut verbs_counters, counters_value: *mut u64, ncounters: u32, flags: u32, link: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_destroy_flow => flow::destroy_flow(flow_id: *mut ibv_flow));
 cmd_api!(ibv_cmd_destroy_rwq_ind_table => flow::destroy_rwq_ind_table(rwq_ind_table: *mut ibv_rwq_ind_table));
-cmd_api!(ibv_cmd_modify_cq => cmd::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
+cmd_api!(ibv_cmd_modify_cq => cq::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
 cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
 cmd_api!(ibv_cmd_post_send => post::post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr));
 cmd_api!(ibv_cmd_post_recv => post::post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
@@ -337,7 +338,7 @@ pub unsafe extern "C" fn ibv_cmd_create_cq(
 ) -> c_int {
     // SAFETY: the plugin's objects and buffers.
     unsafe {
-        cmd::create_cq(
+        cq::create_cq(
             context,
             cqe,
             channel,

@@ -38,6 +38,13 @@ pub extern "C" fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char {
     enum_str::wr_opcode(opcode.0).as_ptr()
 }
 
+/// The same function as rdma-core 50..56 version it (IBVERBS_PRIVATE_34):
+/// their table of names is 64's.
+#[entry(value(c"unknown".as_ptr()))]
+pub extern "C" fn ibv_wr_opcode_str_34(opcode: ibv_wr_opcode) -> *const c_char {
+    enum_str::wr_opcode(opcode.0).as_ptr()
+}
+
 #[unsafe(no_mangle)]
 #[entry(value(-1))]
 pub extern "C" fn ibv_rate_to_mult(rate: ibv_rate) -> c_int {

@@ -132,19 +132,25 @@ pub(crate) unsafe fn reg_dmabuf_mr(
     fd: c_int,
     access: c_int,
     vmr: *mut verbs_mr,
+    driver: *mut ibv_command_buffer,
 ) -> Result<()> {
     // SAFETY: the plugin's PD.
     let p = unsafe { pd.as_ref() }.ok_or(Errno::EINVAL)?;
-    let (mut lkey, mut rkey) = (0u32, 0u32);
-    // SAFETY: no link.
-    let mut f = unsafe {
-        Frame::new(
-            UVERBS_OBJECT_MR,
-            UVERBS_METHOD_REG_DMABUF_MR,
-            9,
-            std::ptr::null_mut(),
-        )?
+    // rdma-core 55 added `driver`; a caller built against an older
+    // driver.h passes seven arguments and leaves stack contents in its
+    // place, so it is read only from a plugin built with the eighth.
+    // SAFETY: the PD's context and device are the plugin's.
+    let ops = unsafe { p.context.as_ref() }
+        .and_then(|c| unsafe { c.device.cast::<verbs_device>().as_ref() })
+        .map_or(std::ptr::null(), |d| d.ops);
+    let link = if super::super::release::passes_dmabuf_driver(ops) {
+        driver
+    } else {
+        std::ptr::null_mut()
     };
+    let (mut lkey, mut rkey) = (0u32, 0u32);
+    // SAFETY: the plugin's link chain (or none).
+    let mut f = unsafe { Frame::new(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9, link)? };
     let h = f.obj_out(UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
     // SAFETY: our locals, live until execute returns.
     unsafe {

@@ -2,7 +2,9 @@
 //! DECLARE_COMMAND_BUFFER_LINK lays them out on a plugin's stack.
 
 use super::*;
-use crate::driver_abi::v34::{CMDB_BUFFER_ERROR, UHW_NO_INDEX};
+use crate::driver_abi::v34::{
+    CMDB_BUFFER_ERROR, CMDB_FALLBACK_IOCTL_ONLY, CMDB_FALLBACK_REQUIRE_EX, UHW_NO_INDEX,
+};
 use crate::uverbs::ids::UVERBS_ATTR_UHW_IN;
 
 /// One frame: the buffer struct, then room for `room` attributes.
@@ -175,4 +177,36 @@ fn next_attr_outside_the_frame_is_einval() {
     unsafe { (*f.ptr()).next_attr = (*f.ptr()).last_attr.wrapping_add(1) };
     // SAFETY: our frame (only compared, never read there).
     assert_eq!(unsafe { prepare(f.ptr(), 0) }.err(), Some(Errno::EINVAL));
+}
+
+#[test]
+fn a_driver_chain_falls_back_to_write_only_without_method_attributes() {
+    use crate::uverbs::ids::UVERBS_ATTR_UHW_OUT;
+    // SAFETY (every call below): NULL or a chain of our frames.
+    assert_eq!(unsafe { legacy_fallback(std::ptr::null_mut()) }, Ok(false));
+    // UHW and optional attributes: the write() command carries the request.
+    let mut tail = Frame::new(3, 0, 2, std::ptr::null_mut());
+    tail.fill(UVERBS_ATTR_UHW_IN, 4, 1, 5);
+    tail.fill(0x1002, 4, 0, 7);
+    let mut head = Frame::new(3, 0, 1, tail.ptr());
+    head.fill(UVERBS_ATTR_UHW_OUT, 8, 1, 0);
+    assert_eq!(unsafe { legacy_fallback(head.ptr()) }, Ok(false));
+    // SAFETY: our frame.
+    unsafe { (*tail.ptr()).flags |= CMDB_FALLBACK_REQUIRE_EX };
+    assert_eq!(unsafe { legacy_fallback(head.ptr()) }, Ok(true));
+    // A mandatory driver attribute (mlx5's UAR index, the first id after
+    // UHW_IN/UHW_OUT): only the method.
+    let mut uar = Frame::new(3, 0, 1, std::ptr::null_mut());
+    uar.fill(0x1002, 4, 1, 0x10000);
+    assert_eq!(
+        unsafe { legacy_fallback(uar.ptr()) },
+        Err(Errno::EOPNOTSUPP)
+    );
+    let mut only = Frame::new(3, 0, 0, std::ptr::null_mut());
+    // SAFETY: our frame.
+    unsafe { (*only.ptr()).flags |= CMDB_FALLBACK_IOCTL_ONLY };
+    assert_eq!(
+        unsafe { legacy_fallback(only.ptr()) },
+        Err(Errno::EOPNOTSUPP)
+    );
 }

@@ -1,0 +1,289 @@
+//! The CQ commands: create (plain and extended), destroy, resize, modify,
+//! notify; and ibv_cmd_create_cq_ex2 (rdma-core 55, IBVERBS_PRIVATE_34):
+//! the extended create with the driver's own attributes (mlx5's UAR index),
+//! sent as the CQ_CREATE method with the driver's chain behind our
+//! attributes, as rdma-core builds it; the write() command when the kernel
+//! has no such method and the chain asks for nothing it cannot carry.
+
+use super::{Bufs, EX_HDR, HDR, async_fd_of, drv, drv_in, on, parts, put_resp, wait_acked};
+use crate::abi::*;
+use crate::context::EventCounts;
+use crate::driver_abi::v34::*;
+use crate::entry::{Errno, Result};
+use crate::providers::plugin::context::{with_uverbs, with_uverbs_in};
+use crate::providers::plugin::frame::Frame;
+use crate::providers::plugin::ioctl;
+use crate::uverbs::cq::CqCreate;
+use crate::uverbs::cq::{CQ_FLAGS_TIMESTAMP_COMPLETION, ExCreateCq, ExCreateCqResp};
+use crate::uverbs::ids::*;
+use std::ffi::{c_int, c_void};
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn create_cq(
+    ctx: *mut ibv_context,
+    cqe: c_int,
+    channel: *mut ibv_comp_channel,
+    vector: c_int,
+    cq: *mut ibv_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    let fr = crate::providers::plugin::call::current();
+    let a = CqCreate {
+        cqe: cqe as u32,
+        user_handle: cq as u64,
+        // SAFETY: a channel checked by the caller (or NULL).
+        comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
+        comp_vector: vector as u32,
+        async_fd: async_fd_of(fr, ctx),
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::cq::CreateCqResp>();
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&a, di, dout))?;
+    // SAFETY: the plugin's new CQ and response buffer.
+    unsafe {
+        (*cq).handle = r.cq_handle;
+        (*cq).cqe = r.cqe as c_int;
+        (*cq).context = ctx;
+        put_resp(
+            resp,
+            resp_size,
+            &crate::uverbs::cq::CreateCqResp {
+                cq_handle: r.cq_handle,
+                cqe: r.cqe,
+            },
+        );
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+    let fr = crate::providers::plugin::call::current();
+    // SAFETY: an object of the plugin.
+    let r = unsafe { on(fr, cq, |u, h| u.destroy_cq(h)) }?;
+    wait_acked(
+        fr,
+        cq,
+        EventCounts {
+            comp: r.comp_events_reported,
+            async_: r.async_events_reported,
+        },
+    );
+    Ok(())
+}
+
+pub(crate) unsafe fn resize_cq(
+    cq: *mut ibv_cq,
+    cqe: c_int,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a CQ of the plugin.
+    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, 16, resp, resp_size, 8) };
+    let n = with_uverbs(ctx, |u| u.resize_cq(h, cqe as u32, di, dout))?;
+    // SAFETY: the plugin's CQ and response.
+    unsafe {
+        (*cq).cqe = n as c_int;
+        put_resp(resp, resp_size, &[n, 0u32]);
+    }
+    Ok(())
+}
+
+/// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
+pub(crate) unsafe fn modify_cq(
+    cq: *mut ibv_cq,
+    attr: *mut ibv_modify_cq_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> Result<()> {
+    // SAFETY: a live object of the plugin; the caller's attributes.
+    let (ctx, h, a) = unsafe { parts(cq, attr)? };
+    if a.attr_mask >= ibv_cq_attr_mask::IBV_CQ_ATTR_RESERVED.0 {
+        return Err(Errno::EINVAL);
+    }
+    let req = crate::uverbs::cq::ExModifyCq {
+        cq_handle: h,
+        attr_mask: a.attr_mask,
+        attr: crate::uverbs::cq::CqModeration {
+            cq_count: a.moderate.cq_count,
+            cq_period: a.moderate.cq_period,
+        },
+        reserved: 0,
+    };
+    // SAFETY: the plugin's buffer (struct ibv_modify_cq: both headers, core, its data).
+    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - HDR + size_of_val(&req)) };
+    with_uverbs(ctx, |u| u.modify_cq(&req, di))
+}
+
+pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
+    // SAFETY: an object of the plugin.
+    unsafe {
+        on(crate::providers::plugin::call::current(), cq, |u, h| {
+            u.req_notify_cq(h, solicited != 0)
+        })
+    }
+}
+
+/// As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
+/// timestamp (device or wall clock) and ignore-overrun requests become
+/// kernel CQ flags.
+fn cq_ex_flags(a: &ibv_cq_init_attr_ex) -> Result<u32> {
+    const MASK_FLAGS: u32 = 1 << 0;
+    const MASK_PD: u32 = 1 << 1;
+    if a.comp_mask & !(MASK_FLAGS | MASK_PD) != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut flags = 0;
+    if a.wc_flags & ((1 << 7) | (1 << 11)) != 0 {
+        flags |= crate::uverbs::cq::CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if a.comp_mask & MASK_FLAGS != 0 && a.flags & (1 << 1) != 0 {
+        flags |= 1 << 1;
+    }
+    Ok(flags)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn create_cq_ex(
+    ctx: *mut ibv_context,
+    attr: *const ibv_cq_init_attr_ex,
+    vcq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    _cmd_flags: u32,
+) -> Result<()> {
+    let fr = crate::providers::plugin::call::current();
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
+    let cq = vcq.cast::<ibv_cq>();
+    let flags = cq_ex_flags(a)?;
+    // Fields added to CqCreate later default to zero.
+    #[allow(clippy::needless_update)]
+    let args = CqCreate {
+        flags,
+        flags_need_ex: flags != 0,
+        cqe: a.cqe,
+        user_handle: cq as u64,
+        // SAFETY: a channel the library checked (or NULL).
+        comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
+        comp_vector: a.comp_vector,
+        async_fd: async_fd_of(fr, ctx),
+        ..Default::default()
+    };
+    let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
+    let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&args, di, dout))?;
+    // SAFETY: the plugin's new CQ.
+    unsafe {
+        (*cq).handle = r.cq_handle;
+        (*cq).cqe = r.cqe as c_int;
+        (*cq).context = ctx;
+    }
+    Ok(())
+}
+
+/// `CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX`: the driver takes a timestamp
+/// request without the kernel's flag.
+const TS_IGNORED_EX: u32 = 1 << 0;
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn create_cq_ex2(
+    ctx: *mut ibv_context,
+    attr: *const ibv_cq_init_attr_ex,
+    vcq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    cmd_flags: u32,
+    link: *mut ibv_command_buffer,
+) -> Result<()> {
+    // SAFETY: the plugin's link chain.
+    if unsafe { ioctl::chained_attrs(link)? } == 0 {
+        // Nothing beyond what ibv_cmd_create_cq_ex sends.
+        // SAFETY: the plugin's objects and buffers.
+        return unsafe { create_cq_ex(ctx, attr, vcq, cmd, cmd_size, resp, resp_size, cmd_flags) };
+    }
+    let fr = crate::providers::plugin::call::current();
+    // SAFETY: the caller's attributes.
+    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
+    let flags = cq_ex_flags(a)?;
+    let cq = vcq.cast::<ibv_cq>();
+    let mut resp_cqe = 0u32;
+    // SAFETY: the plugin's link chain.
+    let mut f = unsafe { Frame::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 10, link)? };
+    let h = f.obj_out(UVERBS_ATTR_CREATE_CQ_HANDLE);
+    // SAFETY: our local, live until execute returns.
+    unsafe {
+        f.ptr_out(
+            UVERBS_ATTR_CREATE_CQ_RESP_CQE,
+            (&raw mut resp_cqe).cast(),
+            4,
+        )
+    };
+    f.u32_in(UVERBS_ATTR_CREATE_CQ_CQE, a.cqe);
+    f.u64_in(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, cq as u64);
+    // SAFETY: a channel the library checked (or NULL).
+    if let Some(ch) = unsafe { a.channel.as_ref() } {
+        f.fd_in(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, ch.fd);
+    }
+    f.u32_in(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, a.comp_vector);
+    // Optional: a kernel without per-object async fds ignores it.
+    if let Some(s) = async_fd_of(fr, ctx).and_then(|fd| f.fd_in(UVERBS_ATTR_CREATE_CQ_EVENT_FD, fd))
+    {
+        f.optional(s);
+    }
+    // A timestamp request alone, from a driver that does without the
+    // kernel's flag, is not sent (the write() fallback needs the _ex one).
+    if flags != 0 && (flags & !CQ_FLAGS_TIMESTAMP_COMPLETION != 0 || cmd_flags & TS_IGNORED_EX == 0)
+    {
+        f.u32_in(UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
+    }
+    let skip = EX_HDR + size_of::<ExCreateCq>() - HDR;
+    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { b.split(skip, size_of::<ExCreateCqResp>()) };
+    // SAFETY: the plugin's driver data, live until execute returns.
+    unsafe {
+        if !di.is_empty() {
+            f.ptr_in(UVERBS_ATTR_UHW_IN, di.as_ptr(), di.len());
+        }
+        if !dout.is_empty() {
+            f.ptr_out(UVERBS_ATTR_UHW_OUT, dout.as_mut_ptr(), dout.len());
+        }
+    }
+    // SAFETY: a hosted context; every pointer pushed is live.
+    match unsafe { f.execute(ctx) } {
+        Ok(()) => {
+            // SAFETY: the plugin's new CQ.
+            unsafe {
+                (*cq).handle = f.read_obj(h);
+                (*cq).cqe = resp_cqe as c_int;
+                (*cq).context = ctx;
+            }
+            Ok(())
+        }
+        Err(e) if e == Errno::ENOTTY || e == Errno::EPROTONOSUPPORT => {
+            // No CQ_CREATE method: the write() command, if the chain
+            // asks for nothing only the method carries.
+            // SAFETY: the plugin's link chain.
+            unsafe { ioctl::legacy_fallback(link)? };
+            // SAFETY: the plugin's objects and buffers.
+            unsafe { create_cq_ex(ctx, attr, vcq, cmd, cmd_size, resp, resp_size, cmd_flags) }
+        }
+        Err(e) => Err(e),
+    }
+}
