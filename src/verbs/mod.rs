@@ -10,6 +10,7 @@
 
 pub(crate) mod ah;
 pub(crate) mod buf;
+pub(crate) mod comp_cntr;
 pub(crate) mod compat;
 pub(crate) mod cq;
 pub(crate) mod device;

@@ -51,7 +51,7 @@ OUR_INC=${ABI_OUR_INC:-$ROOT/include}
 OUR_LIB=${ABI_OUR_LIB:-$ROOT/build/lib/libibverbs.so.1}
 REF_INC=${ABI_REF_INC:-/usr/include}
 WORK=${ABI_WORK:-$ROOT/build/abi-test}
-CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64}
+CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64 layout65 consts65 api65 symbols65}
 
 for need in "$PY -c 'import elftools'" "gcc --version" "g++ --version" "objdump --version" \
 	"pkg-config --version" "test -e $REF_INC/infiniband/verbs.h" "test -e $REF_LIB"; do
@@ -70,27 +70,36 @@ mkdir -p "$WORK"
 summary=()
 failed=0
 R64=$ROOT/tests/abi/rdma-core-64
+R65=$ROOT/tests/abi/rdma-core-65
 for check in $CHECKS; do
 	echo "== $check"
+	name=${check%6[45]}
 	case $check in
-	*64)	# against rdma-core 64's recorded facts (tests/abi/record-64.sh)
-		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "${check%64}" --ref-data "$R64" --our-inc "$OUR_INC" \
+	*64)	# against rdma-core 64's recorded facts (tests/abi/record-64.sh); what
+		# 65 added is allowed
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$name" --ref-data "$R64" --our-inc "$OUR_INC" \
 			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R64.exports" \
+			--superset "$R65" --superset-exports "$R65.exports" \
 			--work "$WORK/64" 2>&1) ;;
-	*)	# against Debian's 44; what 64 added (and grew compatibly) is allowed
+	*65)	# against rdma-core 65's recorded facts (tests/abi/record-65.sh)
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$name" --ref-data "$R65" --our-inc "$OUR_INC" \
+			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R65.exports" \
+			--work "$WORK/65" 2>&1) ;;
+	*)	# against Debian's 44; what 65 (a superset of 64) added and grew
+		# compatibly is allowed
 		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$check" --ref-inc "$REF_INC" --our-inc "$OUR_INC" \
 			--ref-lib "$REF_LIB" --our-lib "$OUR_LIB" --exports "$ROOT/tests/abi/rdma-core-44.exports" \
-			--superset "$R64" --superset-exports "$R64.exports" \
+			--superset "$R65" --superset-exports "$R65.exports" \
 			--work "$WORK" 2>&1) ;;
 	esac
 	rc=$?
 	printf '%s\n' "$out"
-	line=$(printf '%s\n' "$out" | grep "^${check%64}: " | tail -n1)
+	line=$(printf '%s\n' "$out" | grep "^$name: " | tail -n1)
 	[ -n "$line" ] || line=$(printf '%s\n' "$out" | tail -n1)
 	if [ $rc -eq 0 ]; then
-		summary+=("PASS $check: ${line#"${check%64}: "}")
+		summary+=("PASS $check: ${line#"$name: "}")
 	else
-		summary+=("FAIL $check: ${line#"${check%64}: "}")
+		summary+=("FAIL $check: ${line#"$name: "}")
 		failed=$((failed + 1))
 	fi
 done
