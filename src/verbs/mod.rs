@@ -18,6 +18,8 @@ pub(crate) mod dm_export;
 pub(crate) mod dmah;
 /// cbindgen:ignore
 pub(crate) mod driver;
+/// cbindgen:ignore
+pub(crate) mod driver65;
 pub(crate) mod event;
 pub(crate) mod fork;
 pub(crate) mod kern;
