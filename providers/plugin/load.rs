@@ -161,14 +161,17 @@ fn dlopen(path: &Path) -> Result<(), String> {
 }
 
 fn load_one(name: &str, provider_dir: &Path) {
-    let mut last = None;
+    let (mut last, mut found) = (None, None);
     for path in candidates(name, provider_dir) {
         match dlopen(&path) {
             Ok(()) => return,
+            // A file that is there but does not load says more than the
+            // suffixes that are not there.
+            Err(e) if found.is_none() && path.is_file() => found = Some((path, e)),
             Err(e) => last = Some((path, e)),
         }
     }
-    if let Some((path, e)) = last {
+    if let Some((path, e)) = found.or(last) {
         warn(format_args!(
             "couldn't load driver '{}': {e}",
             path.display()
