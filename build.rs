@@ -73,10 +73,19 @@ fn main() {
     // wins over the anonymous version script rustc passes for a cdylib.
     let mut asm = String::from("core::arch::global_asm!(\n");
     let mut operands = String::new();
+    // A name listed again without a path (a later private ABI version that
+    // kept its signature) is a non-default alias of the same function.
+    let mut defaulted = std::collections::HashSet::new();
     for (i, e) in exports.iter().enumerate() {
         match &e.compat {
             // Versioned by its own C file (see compile_c).
             Some(c) if c == "=c" => {}
+            None if !defaulted.insert(e.name.as_str()) => writeln!(
+                asm,
+                "    \".globl __ibv_compat_{i}\", \".type __ibv_compat_{i},@function\", \".set __ibv_compat_{i}, {0}\", \".symver __ibv_compat_{i}, {0}@{1}\",",
+                e.name, e.node
+            )
+            .unwrap(),
             None => writeln!(asm, "    \".symver {0}, {0}@@{1}\",", e.name, e.node).unwrap(),
             Some(path) => {
                 let alias = format!("__ibv_compat_{i}");

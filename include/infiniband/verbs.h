@@ -44,7 +44,8 @@ struct ibv_context_ops; struct ibv_context; struct ibv_cq_init_attr_ex;
 struct ibv_parent_domain_init_attr; struct ibv_counters_init_attr; struct ibv_counters;
 struct ibv_counter_attach_attr; struct ibv_values_ex; struct verbs_context;
 struct ibv_dmah; struct ibv_dmah_init_attr; struct ibv_buf; struct ibv_mr_init_attr;
-struct ibv_fd_arr;
+struct ibv_fd_arr; struct ibv_comp_cntr_caps; struct ibv_comp_cntr;
+struct ibv_comp_cntr_init_attr; struct ibv_qp_attach_comp_cntr_attr;
 
 
 /**
@@ -741,6 +742,26 @@ enum ibv_selectivity_level {
 };
 
 /**
+ * Which operations of a QP an attached counter counts.
+ */
+enum ibv_qp_attach_comp_cntr_op {
+  IBV_QP_ATTACH_COMP_CNTR_OP_SEND = 1,
+  IBV_QP_ATTACH_COMP_CNTR_OP_RECV = 2,
+  IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ = 4,
+  IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ = 8,
+  IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE = 16,
+  IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE = 32,
+};
+
+/**
+ * What a completion counter counts.
+ */
+enum ibv_comp_cntr_type {
+  IBV_COMP_CNTR_TYPE_WRS = 0,
+  IBV_COMP_CNTR_TYPE_BYTES = 1,
+};
+
+/**
  * The pre-1.1 `ibv_port_attr` of the compat `query_port` slot; never defined.
  */
 struct _compat_ibv_port_attr;
@@ -992,6 +1013,46 @@ struct ibv_grh {
   uint8_t hop_limit;
   union ibv_gid sgid;
   union ibv_gid dgid;
+};
+
+/**
+ * What `ibv_query_comp_cntr_caps` reports.
+ */
+struct ibv_comp_cntr_caps {
+  uint64_t max_value;
+  uint32_t max_counters;
+  /**
+   * A mask of `ibv_qp_attach_comp_cntr_op`.
+   */
+  uint32_t supported_qp_attach_ops;
+};
+
+/**
+ * A completion counter.
+ */
+struct ibv_comp_cntr {
+  struct ibv_context *context;
+  uint32_t handle;
+};
+
+/**
+ * The request of `ibv_create_comp_cntr`.
+ */
+struct ibv_comp_cntr_init_attr {
+  uint32_t comp_mask;
+  enum ibv_comp_cntr_type type;
+  uint32_t flags;
+};
+
+/**
+ * The request of `ibv_qp_attach_comp_cntr`.
+ */
+struct ibv_qp_attach_comp_cntr_attr {
+  uint32_t comp_mask;
+  /**
+   * A mask of `ibv_qp_attach_comp_cntr_op`.
+   */
+  uint32_t op_mask;
 };
 
 struct ibv_dm {
@@ -1746,7 +1807,37 @@ void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
 
 void ibv_free_buf(struct ibv_buf *buf);
 
+/**
+ * rdma-core 65: a new fd of the dma-buf behind a buffer, ENODATA when there
+ * is none. Ours are heap memory (rdma-core's default, which rxe keeps), so
+ * a live handle is ENODATA; anything else EINVAL.
+ */
+int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf);
+
 struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
+
+int _ibv_query_comp_cntr_caps(struct ibv_context *context, struct ibv_comp_cntr_caps *caps, size_t caps_size);
+
+struct ibv_comp_cntr *ibv_create_comp_cntr(struct ibv_context *context, struct ibv_comp_cntr_init_attr *cc_attr);
+
+int ibv_destroy_comp_cntr(struct ibv_comp_cntr *comp_cntr);
+
+int ibv_set_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+
+int ibv_set_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+
+int ibv_inc_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+
+int ibv_inc_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+
+int ibv_read_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+
+int ibv_read_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+
+/**
+ * The QP's provider decides (rxe: EOPNOTSUPP, whatever the counter).
+ */
+int ibv_qp_attach_comp_cntr(struct ibv_qp *qp, struct ibv_comp_cntr *comp_cntr, struct ibv_qp_attach_comp_cntr_attr *attr);
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context);
 

@@ -791,6 +791,13 @@ static inline int ibv_modify_cq(struct ibv_cq *cq,
 	return vctx ? vctx->modify_cq(cq, attr) : EOPNOTSUPP;
 }
 
+/* The caller's struct size goes with the call, so a newer struct is zeroed whole. */
+static inline int ibv_query_comp_cntr_caps(struct ibv_context *context,
+					   struct ibv_comp_cntr_caps *caps)
+{
+	return _ibv_query_comp_cntr_caps(context, caps, sizeof(*caps));
+}
+
 /*
  * A request that only names the PD (and at most says "basic SRQ") is a
  * plain ibv_create_srq(); the leading members of the _ex attr line up with

@@ -27,6 +27,8 @@ const ABI_IS_EXTENDED: *mut c_void = usize::MAX as *mut _;
 /// context is opened, when our [`Context`] takes them over.
 pub(crate) struct Priv {
     pub driver_id: u32,
+    /// The private ABI version of the plugin's structs.
+    pub pabi: &'static crate::driver_abi::Pabi,
     /// The plugin's op table while it sets its context up: verbs_set_ops
     /// merges into it (under `pending`'s lock) until the context is opened,
     /// when `current` starts pointing to it and it no longer changes.
@@ -72,13 +74,19 @@ unsafe impl Sync for Priv {}
 impl Priv {
     /// Built in its `Arc`'s allocation, field by field: made on the stack
     /// and moved in, its op table would cost a copy of some 700 bytes.
-    fn new(driver_id: u32, device: Arc<Device>, uverbs: Option<Uverbs>) -> Arc<Priv> {
+    fn new(
+        driver_id: u32,
+        pabi: &'static crate::driver_abi::Pabi,
+        device: Arc<Device>,
+        uverbs: Option<Uverbs>,
+    ) -> Arc<Priv> {
         let mut a = Arc::<Priv>::new_uninit();
         let p = Arc::get_mut(&mut a).expect("not shared yet").as_mut_ptr();
         // SAFETY: every field of the fresh allocation written once but
         // `setup`, which may stay uninitialised (a MaybeUninit).
         unsafe {
             (&raw mut (*p).driver_id).write(driver_id);
+            (&raw mut (*p).pabi).write(pabi);
             (&raw mut (*p).current).write(AtomicPtr::new(std::ptr::null_mut()));
             (&raw mut (*p).pending).write(Mutex::new(Pending {
                 uverbs,
@@ -287,12 +295,14 @@ pub(crate) unsafe fn set_async_fd(
 ///
 /// # Safety
 /// `vctx` points to a writable verbs_context inside the plugin's allocation
-/// (all of it is written: its earlier content does not matter).
+/// (all of it is written: its earlier content does not matter): the v34
+/// part of one of `pabi`'s version.
 pub(crate) unsafe fn init_context(
     vctx: *mut VerbsContext44,
     device: *mut ibv_device,
     cmd_fd: c_int,
     driver_id: u32,
+    pabi: &'static crate::driver_abi::Pabi,
 ) -> Result<()> {
     // SAFETY: the caller hands over the fd.
     let fd = (cmd_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(cmd_fd) });
@@ -321,7 +331,7 @@ pub(crate) unsafe fn init_context(
     v.context.cmd_fd = cmd_fd;
     // SAFETY: an all-zero glibc mutex is PTHREAD_MUTEX_INITIALIZER; init it anyway.
     unsafe { libc::pthread_mutex_init(&mut v.context.mutex, std::ptr::null()) };
-    let p = Priv::new(driver_id, dev, Some(Uverbs::from_fd(fd, driver_id)));
+    let p = Priv::new(driver_id, pabi, dev, Some(Uverbs::from_fd(fd, driver_id)));
     // The plugin never reads `priv`; it names our record for debuggers.
     let pr = Arc::as_ptr(&p).cast_mut().cast();
     // SAFETY: as above; `priv` is in the v34 part.
@@ -532,17 +542,21 @@ pub(crate) fn open(
 ) -> Result<Arc<Context>> {
     let fd = std::os::fd::IntoRawFd::into_raw_fd(dev.open_uverbs()?);
     // SAFETY: the plugin's ops and device, both alive for good.
-    let (alloc, ibdev) = unsafe {
+    let (alloc, ibdev, dops) = unsafe {
         let v = vdev.as_ptr();
-        ((*(*v).ops).alloc_context, &raw mut (*v).device)
+        ((*(*v).ops).alloc_context, &raw mut (*v).device, (*v).ops)
     };
+    let growth = super::load::pabi_of(dops).context_growth;
     let alloc = alloc.ok_or(Errno::EOPNOTSUPP)?;
     // SAFETY: the plugin's allocator takes the fd (closing it on failure).
     let vctx = unsafe { alloc(ibdev, fd, private_data) };
-    let vctx = NonNull::new(vctx.cast::<VerbsContext44>()).ok_or_else(|| match Errno::last() {
+    let vctx = NonNull::new(vctx.cast::<u8>()).ok_or_else(|| match Errno::last() {
         Errno(0) => Errno::ENOMEM,
         e => e,
     })?;
+    // The host sees the context from its v34 part on.
+    // SAFETY: inside the plugin's verbs_context of its version.
+    let vctx = unsafe { vctx.add(growth) }.cast::<VerbsContext44>();
     // SAFETY: the plugin returned its initialised context, ours until published.
     unsafe { set_lib_ops(vctx.as_ptr().cast()) };
     // SAFETY: as above; only the address is computed.

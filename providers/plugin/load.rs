@@ -1,14 +1,17 @@
 //! Finding and loading rdma-core's provider plugins, as rdma-core 44 does:
 //! the `driver <name>` lines of the `.driver` files in the config directory,
 //! `RDMAV_DRIVERS` (else `IBV_DRIVERS`) first, each name tried as
-//! `<name>-rdmav34.so` when it is a path, then `lib<name>-rdmav34.so` in the
-//! provider directory, then by the library search path. A plugin registers
-//! itself from its constructor (`verbs_register_driver_34`). Loading happens
+//! `<name>-rdmavN.so` when it is a path, then `lib<name>-rdmavN.so` in the
+//! provider directory, then by the library search path, for every private
+//! ABI version N hosted (newest first: whichever the directory holds). A
+//! plugin registers itself from its constructor (`verbs_register_driver_N`,
+//! which names its version). Loading happens
 //! once, the first time a device needs a plugin; a plugin that is missing or
 //! fails to load is skipped silently unless `IBV_SHOW_WARNINGS` is set.
 #![allow(unsafe_code)]
 
 use crate::driver_abi::v34::verbs_device_ops;
+use crate::driver_abi::{HOSTED, Pabi, V34};
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
@@ -19,12 +22,10 @@ pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 /// Where Debian's plugins live (rdma-core's `VERBS_PROVIDER_DIR`);
 /// `IBV_PROVIDER_DIR` overrides it.
 pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
-/// The file-name suffix of plugins of this private ABI.
-pub(crate) const SUFFIX: &str = "-rdmav34.so";
-
-/// A registered plugin's ops; plugins are never unloaded, so they live forever.
+/// A registered plugin's ops and private ABI version; plugins are never
+/// unloaded, so they live forever.
 #[derive(Clone, Copy)]
-pub(crate) struct Registered(pub &'static verbs_device_ops);
+pub(crate) struct Registered(pub &'static verbs_device_ops, pub &'static Pabi);
 // SAFETY: the ops table is immutable static data of a loaded library.
 unsafe impl Send for Registered {}
 // SAFETY: as above.
@@ -32,12 +33,21 @@ unsafe impl Sync for Registered {}
 
 static REGISTERED: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 
-/// verbs_register_driver_34: appends, in load order.
-pub(crate) fn register(ops: &'static verbs_device_ops) {
+/// verbs_register_driver_N: appends, in load order.
+pub(crate) fn register(ops: &'static verbs_device_ops, pabi: &'static Pabi) {
     let mut r = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
     if !r.iter().any(|x| std::ptr::eq(x.0, ops)) {
-        r.push(Registered(ops));
+        r.push(Registered(ops, pabi));
     }
+}
+
+/// The private ABI version a plugin's ops registered with (34 for ops that
+/// never registered: a static provider of a v34 plugin).
+pub(crate) fn pabi_of(ops: *const verbs_device_ops) -> &'static Pabi {
+    let r = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
+    r.iter()
+        .find(|x| std::ptr::eq(x.0, ops))
+        .map_or(&V34, |x| x.1)
 }
 
 /// The registered plugins, in registration order.
@@ -118,22 +128,24 @@ pub(crate) fn env_names() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The file names `load_one` tries for a driver name, in order.
+/// The file names `load_one` tries for a driver name, in order: each
+/// hosted version's in the provider directory, then by the search path.
 pub(crate) fn candidates(name: &str, provider_dir: &Path) -> Vec<PathBuf> {
+    let sfx = || HOSTED.iter().map(|p| p.suffix());
     if name.starts_with('/') {
-        return vec![PathBuf::from(format!("{name}{SUFFIX}"))];
+        return sfx().map(|s| PathBuf::from(format!("{name}{s}"))).collect();
     }
-    vec![
-        provider_dir.join(format!("lib{name}{SUFFIX}")),
-        PathBuf::from(format!("lib{name}{SUFFIX}")),
-    ]
+    sfx()
+        .map(|s| provider_dir.join(format!("lib{name}{s}")))
+        .chain(sfx().map(|s| PathBuf::from(format!("lib{name}{s}"))))
+        .collect()
 }
 
 fn dlopen(path: &Path) -> Result<(), String> {
     use std::os::unix::ffi::OsStrExt;
     let c = CString::new(path.as_os_str().as_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: a NUL-terminated path; the plugin's constructors run now and
-    // call verbs_register_driver_34. The handle is kept open for good.
+    // call verbs_register_driver_N. The handle is kept open for good.
     let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW) };
     if h.is_null() {
         // SAFETY: dlerror returns a C string owned by libc, or NULL.
@@ -149,14 +161,17 @@ fn dlopen(path: &Path) -> Result<(), String> {
 }
 
 fn load_one(name: &str, provider_dir: &Path) {
-    let mut last = None;
+    let (mut last, mut found) = (None, None);
     for path in candidates(name, provider_dir) {
         match dlopen(&path) {
             Ok(()) => return,
+            // A file that is there but does not load says more than the
+            // suffixes that are not there.
+            Err(e) if found.is_none() && path.is_file() => found = Some((path, e)),
             Err(e) => last = Some((path, e)),
         }
     }
-    if let Some((path, e)) = last {
+    if let Some((path, e)) = found.or(last) {
         warn(format_args!(
             "couldn't load driver '{}': {e}",
             path.display()
@@ -199,13 +214,18 @@ mod tests {
         assert_eq!(
             candidates("rxe", d),
             [
+                d.join("librxe-rdmav65.so"),
                 d.join("librxe-rdmav34.so"),
+                PathBuf::from("librxe-rdmav65.so"),
                 PathBuf::from("librxe-rdmav34.so")
             ]
         );
         assert_eq!(
             candidates("/opt/libx", d),
-            [PathBuf::from("/opt/libx-rdmav34.so")]
+            [
+                PathBuf::from("/opt/libx-rdmav65.so"),
+                PathBuf::from("/opt/libx-rdmav34.so")
+            ]
         );
     }
 }

@@ -1,9 +1,9 @@
-//! The plugin host: rdma-core 44's C provider plugins (`lib<name>-rdmav34.so`,
-//! IBVERBS_PRIVATE_34) as one more provider beside the Rust ones. A plugin
+//! The plugin host: rdma-core's C provider plugins (`lib<name>-rdmavN.so`,
+//! IBVERBS_PRIVATE_N) as one more provider beside the Rust ones. A plugin
 //! is loaded only when a device needs it ([`load`]), matched to devices by its
 //! own table ([`matching`]), and allocates its device ([`device`]) and
-//! contexts itself. The private ABI it is built against is
-//! `crate::driver_abi::v34`; a later ABI adds a module there, not a second host.
+//! contexts itself. The host works on `crate::driver_abi::v34`'s structs; a
+//! later version's plugin is converted by its `Pabi` row, not a second host.
 #![allow(unsafe_code)]
 
 pub(crate) mod call;

@@ -11,7 +11,7 @@ use super::context::Priv;
 use super::objects;
 use crate::abi::*;
 use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef, generic};
-use crate::driver_abi::v34::{verbs_context_ops, verbs_mr, verbs_qp};
+use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
 use std::ffi::{c_int, c_void};
@@ -337,9 +337,11 @@ impl ContextOps for Hosted {
     }
     /// A QP the plugin created as extended (`VERBS_QP_EX`) has one.
     fn qp_ex(&self, qp: &Obj) -> Option<*mut ibv_qp_ex> {
-        let v = qp.c::<ibv_qp>().cast::<verbs_qp>();
-        // SAFETY: the plugin's QPs are verbs_qp structs.
-        (unsafe { (*v).comp_mask } & (1 << 1) != 0).then_some(v.cast())
+        let v = qp.c::<ibv_qp>().cast::<u8>();
+        // SAFETY: the plugin's QPs are verbs_qp structs of its version,
+        // `comp_mask` right after their `ibv_qp_ex`.
+        let mask = unsafe { v.add(self.p.pabi.qp_ex_size).cast::<u32>().read() };
+        (mask & (1 << 1) != 0).then_some(v.cast())
     }
 
     fn create_srq(&self, pd: &Obj, attr: &mut ibv_srq_init_attr) -> Result<New> {

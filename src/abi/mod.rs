@@ -83,6 +83,7 @@ mod types;
 mod uapi;
 
 mod ah;
+mod comp_cntr;
 mod context;
 mod counters;
 mod cq;
@@ -104,6 +105,7 @@ mod wr;
 mod xrcd;
 
 pub use ah::*;
+pub use comp_cntr::*;
 pub use context::*;
 pub use counters::*;
 pub use cq::*;

@@ -286,4 +286,25 @@ pub(crate) trait ContextOps: Send + Sync {
         Err(NO)
     }
     // ---- end rdma-core 64 ----
+    /// ibv_query_comp_cntr_caps: completion counter capabilities.
+    fn query_comp_cntr_caps(&self, ctx: &Context) -> Result<ibv_comp_cntr_caps> {
+        Err(NO)
+    }
+    /// ibv_create_comp_cntr: no provider here has completion counters.
+    fn create_comp_cntr(
+        &self,
+        ctx: &Context,
+        attr: Option<&ibv_comp_cntr_init_attr>,
+    ) -> Result<*mut ibv_comp_cntr> {
+        Err(NO)
+    }
+    /// ibv_qp_attach_comp_cntr on the QP `qp`.
+    fn qp_attach_comp_cntr(
+        &self,
+        qp: &Obj,
+        cc: *mut ibv_comp_cntr,
+        attr: Option<&ibv_qp_attach_comp_cntr_attr>,
+    ) -> Result<()> {
+        Err(NO)
+    }
 }

@@ -1,5 +1,6 @@
 //! `IBVERBS_PRIVATE_34`: the private provider ABI of rdma-core 34 to 44
-//! (`libibverbs/driver.h`, `cmd_ioctl.h`), byte for byte. The layouts are
+//! (`libibverbs/driver.h`, `cmd_ioctl.h`), byte for byte: the host's own
+//! layout, which later versions are converted to (`super::Pabi`). The layouts are
 //! checked against facts recorded from rdma-core 44's headers
 //! (tests/abi/private34/facts.txt) by the tests at the end.
 
@@ -230,28 +231,6 @@ pub struct verbs_device {
     pub core_support: u64,
 }
 
-macro_rules! context_ops {
-    ($($name:ident: fn($($arg:ty),*) $(-> $ret:ty)?,)*) => {
-        /// `struct verbs_context_ops`: every op a plugin may implement, in
-        /// rdma-core's (sorted) order. A NULL slot is one the plugin lacks.
-        #[repr(C)]
-        #[derive(Clone, Copy, Default)]
-        pub struct verbs_context_ops {
-            $(pub $name: Option<unsafe extern "C" fn($($arg),*) $(-> $ret)?>,)*
-        }
-
-        impl verbs_context_ops {
-            /// Every slot of `from` that is set overrides ours.
-            pub fn merge(&mut self, from: &verbs_context_ops) {
-                $(if from.$name.is_some() { self.$name = from.$name; })*
-            }
-
-            /// The slot names, in order (for the layout test).
-            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
-        }
-    };
-}
-
 context_ops! {
     advise_mr: fn(*mut ibv_pd, ib_uverbs_advise_mr_advice, u32, *mut ibv_sge, u32) -> c_int,
     alloc_dm: fn(*mut ibv_context, *mut ibv_alloc_dm_attr) -> *mut ibv_dm,
@@ -331,6 +310,9 @@ context_ops! {
     unimport_pd: fn(*mut ibv_pd),
 }
 
+/// `sizeof(struct ibv_qp_ex)` in rdma-core 44: where `verbs_qp.comp_mask` is.
+pub const QP_EX_SIZE: usize = 352;
+
 /// `struct verbs_xrcd`
 #[repr(C)]
 pub struct verbs_xrcd {
@@ -357,9 +339,9 @@ pub struct verbs_srq {
 pub struct ibv_qp_ex_44 {
     pub qp_base: ibv_qp,
     /// `comp_mask` to `wr_atomic_write`, as in ours.
-    pub rest: [u64; (352 - size_of::<ibv_qp>()) / 8],
+    pub rest: [u64; (QP_EX_SIZE - size_of::<ibv_qp>()) / 8],
 }
-const _: () = assert!(size_of::<ibv_qp_ex_44>() == 352);
+const _: () = assert!(size_of::<ibv_qp_ex_44>() == QP_EX_SIZE);
 
 /// `struct verbs_qp`: `qp` and `qp_ex` share its start (`qp_ex.qp_base`).
 #[repr(C)]
@@ -467,4 +449,4 @@ impl ibv_command_buffer {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -114,6 +114,16 @@ pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
     }
 }
 
+/// rdma-core 65: a new fd of the dma-buf behind a buffer, ENODATA when there
+/// is none. Ours are heap memory (rdma-core's default, which rxe keeps), so
+/// a live handle is ENODATA; anything else EINVAL.
+#[unsafe(no_mangle)]
+#[entry(minus_one)]
+pub unsafe extern "C" fn ibv_export_buf_dmabuf_fd(buf: *mut ibv_buf) -> c_int {
+    lookup(buf)?;
+    Err::<c_int, _>(Errno(libc::ENODATA))
+}
+
 #[unsafe(no_mangle)]
 #[entry(ptr)]
 pub unsafe extern "C" fn ibv_reg_buf_mr(

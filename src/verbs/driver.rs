@@ -1,4 +1,5 @@
-//! rdma-core's provider-driver interface (IBVERBS_PRIVATE_34): the functions
+//! rdma-core's provider-driver interface (IBVERBS_PRIVATE_34; 65's differing
+//! entry points are in `driver65`): the functions
 //! its C provider plugins (libmlx5, librxe, ...) call into libibverbs. They
 //! only check and convert; the host is `providers::plugin`. Programs such as
 //! perftest also link the plugins' direct-verbs libraries, which need these
@@ -23,7 +24,7 @@ pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) 
     // SAFETY: a plugin's static ops table, which lives as long as the
     // plugin stays loaded (for good: plugins are never unloaded).
     if let Some(ops) = unsafe { ops.as_ref() } {
-        crate::providers::plugin::load::register(ops);
+        crate::providers::plugin::load::register(ops, &crate::driver_abi::V34);
     }
 }
 
@@ -40,8 +41,26 @@ pub unsafe extern "C" fn _verbs_init_and_alloc_context(
     driver_id: u32,
 ) -> *mut c_void {
     let off = context_offset as usize;
+    let v34 = &crate::driver_abi::V34;
+    // SAFETY: per driver.h; the fd is ours to close on failure.
+    unsafe { init_and_alloc(device, cmd_fd, alloc_size, off, driver_id, v34) }
+}
+
+/// _verbs_init_and_alloc_context of the plugin's version: its context at
+/// `off` is that version's `verbs_context`, set up from its v34 part on.
+///
+/// # Safety
+/// `cmd_fd` is the plugin's to hand over (closed on failure).
+pub(crate) unsafe fn init_and_alloc(
+    device: *mut ibv_device,
+    cmd_fd: c_int,
+    alloc_size: usize,
+    off: usize,
+    driver_id: u32,
+    pabi: &'static crate::driver_abi::Pabi,
+) -> crate::entry::Result<*mut c_void> {
     if off
-        .checked_add(size_of::<VerbsContext44>())
+        .checked_add(pabi.context_growth + size_of::<VerbsContext44>())
         .is_none_or(|end| end > alloc_size)
     {
         // SAFETY: the fd is ours to close on failure.
@@ -56,9 +75,10 @@ pub unsafe extern "C" fn _verbs_init_and_alloc_context(
         unsafe { libc::close(cmd_fd) };
         return Err(Errno::ENOMEM);
     }
-    let v = p.cast::<u8>().wrapping_add(off).cast::<VerbsContext44>();
+    let at = off + pabi.context_growth;
+    let v = p.cast::<u8>().wrapping_add(at).cast::<VerbsContext44>();
     // SAFETY: `v` lies inside the zeroed allocation (checked above).
-    match unsafe { context::init_context(v, device, cmd_fd, driver_id) } {
+    match unsafe { context::init_context(v, device, cmd_fd, driver_id, pabi) } {
         Ok(()) => Ok(p),
         Err(e) => {
             // SAFETY: our own allocation, not handed out.

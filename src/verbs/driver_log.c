@@ -42,3 +42,6 @@ void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
 }
 
 __asm__(".symver __verbs_log, __verbs_log@@IBVERBS_PRIVATE_34");
+/* The same function for rdma-core 65's plugins (its signature is unchanged). */
+extern __typeof__(__verbs_log) __verbs_log_65 __attribute__((alias("__verbs_log")));
+__asm__(".symver __verbs_log_65, __verbs_log@IBVERBS_PRIVATE_65");

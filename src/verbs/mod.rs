@@ -10,6 +10,7 @@
 
 pub(crate) mod ah;
 pub(crate) mod buf;
+pub(crate) mod comp_cntr;
 pub(crate) mod compat;
 pub(crate) mod cq;
 pub(crate) mod device;
@@ -17,6 +18,8 @@ pub(crate) mod dm_export;
 pub(crate) mod dmah;
 /// cbindgen:ignore
 pub(crate) mod driver;
+/// cbindgen:ignore
+pub(crate) mod driver65;
 pub(crate) mod event;
 pub(crate) mod fork;
 pub(crate) mod kern;

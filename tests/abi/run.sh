@@ -51,7 +51,7 @@ OUR_INC=${ABI_OUR_INC:-$ROOT/include}
 OUR_LIB=${ABI_OUR_LIB:-$ROOT/build/lib/libibverbs.so.1}
 REF_INC=${ABI_REF_INC:-/usr/include}
 WORK=${ABI_WORK:-$ROOT/build/abi-test}
-CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64 symbols56}
+CHECKS=${ABI_CHECKS:-layout consts api headers symbols link layout64 consts64 api64 symbols64 symbols56 layout65 consts65 api65 symbols65}
 
 for need in "$PY -c 'import elftools'" "gcc --version" "g++ --version" "objdump --version" \
 	"pkg-config --version" "test -e $REF_INC/infiniband/verbs.h" "test -e $REF_LIB"; do
@@ -71,33 +71,41 @@ summary=()
 failed=0
 R64=$ROOT/tests/abi/rdma-core-64
 R56=$ROOT/tests/abi/rdma-core-56.1
+R65=$ROOT/tests/abi/rdma-core-65
 for check in $CHECKS; do
 	echo "== $check"
+	name=${check%6[45]}; name=${name%56}
 	case $check in
 	symbols56)	# every export of Debian 13's rdma-core 56.1, its private ones
-		# included (tests/abi/record-56.sh); what 64 added is allowed
+		# included (tests/abi/record-56.sh); what 64 and 65 added is allowed
 		out=$("$PY" "$ROOT/tests/abi/abi_check.py" symbols --ref-data "$R56.exports" --our-inc "$OUR_INC" \
-			--our-lib "$OUR_LIB" --exports "$R56.exports" --superset-exports "$R64.exports" \
+			--our-lib "$OUR_LIB" --exports "$R56.exports" --superset-exports "$R65.exports" \
 			--work "$WORK/56" 2>&1) ;;
-	*64)	# against rdma-core 64's recorded facts (tests/abi/record-64.sh)
-		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "${check%64}" --ref-data "$R64" --our-inc "$OUR_INC" \
+	*64)	# against rdma-core 64's recorded facts (tests/abi/record-64.sh); what
+		# 65 added is allowed
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$name" --ref-data "$R64" --our-inc "$OUR_INC" \
 			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R64.exports" \
+			--superset "$R65" --superset-exports "$R65.exports" \
 			--work "$WORK/64" 2>&1) ;;
-	*)	# against Debian's 44; what 64 added (and grew compatibly) is allowed
+	*65)	# against rdma-core 65's recorded facts (tests/abi/record-65.sh)
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$name" --ref-data "$R65" --our-inc "$OUR_INC" \
+			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R65.exports" \
+			--work "$WORK/65" 2>&1) ;;
+	*)	# against Debian's 44; what 65 (a superset of 64) added and grew
+		# compatibly is allowed
 		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$check" --ref-inc "$REF_INC" --our-inc "$OUR_INC" \
 			--ref-lib "$REF_LIB" --our-lib "$OUR_LIB" --exports "$ROOT/tests/abi/rdma-core-44.exports" \
-			--superset "$R64" --superset-exports "$R64.exports" \
+			--superset "$R65" --superset-exports "$R65.exports" \
 			--work "$WORK" 2>&1) ;;
 	esac
 	rc=$?
 	printf '%s\n' "$out"
-	base=${check%64}; base=${base%56}
-	line=$(printf '%s\n' "$out" | grep "^$base: " | tail -n1)
+	line=$(printf '%s\n' "$out" | grep "^$name: " | tail -n1)
 	[ -n "$line" ] || line=$(printf '%s\n' "$out" | tail -n1)
 	if [ $rc -eq 0 ]; then
-		summary+=("PASS $check: ${line#"$base: "}")
+		summary+=("PASS $check: ${line#"$name: "}")
 	else
-		summary+=("FAIL $check: ${line#"$base: "}")
+		summary+=("FAIL $check: ${line#"$name: "}")
 		failed=$((failed + 1))
 	fi
 done

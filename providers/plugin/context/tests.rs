@@ -85,7 +85,7 @@ fn set_ops_after_open() {
     // SAFETY: our context, alive for good.
     let key = unsafe { &raw mut (*vctx).context } as usize;
     let (dev, _) = fake_device();
-    let p = Priv::new(1, dev, None);
+    let p = Priv::new(1, &crate::driver_abi::V34, dev, None);
     HOSTED
         .write()
         .unwrap_or_else(|p| p.into_inner())

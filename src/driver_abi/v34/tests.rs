@@ -27,6 +27,27 @@ macro_rules! rows {
 }
 
 fn ours() -> BTreeSet<String> {
+    let mut s = shared();
+    rows!(s; verbs_qp { qp_ex, comp_mask, xrcd });
+    s.insert(format!("member verbs_qp.qp 0 {}", size_of::<ibv_qp>()));
+    ops_rows(
+        &mut s,
+        size_of::<verbs_context_ops>(),
+        verbs_context_ops::NAMES,
+    );
+    s
+}
+
+/// The op table's rows: one pointer per name, in order.
+pub(in crate::driver_abi) fn ops_rows(s: &mut BTreeSet<String>, size: usize, names: &[&str]) {
+    s.insert(format!("type verbs_context_ops {size} 8"));
+    for (i, n) in names.iter().enumerate() {
+        s.insert(format!("member verbs_context_ops.{n} {} 8", i * 8));
+    }
+}
+
+/// The rows of the structs every later version keeps as 34 has them.
+pub(in crate::driver_abi) fn shared() -> BTreeSet<String> {
     let mut s = BTreeSet::new();
     rows!(s;
         verbs_device_ops { name, match_min_abi_version, match_max_abi_version, match_table,
@@ -39,7 +60,6 @@ fn ours() -> BTreeSet<String> {
         verbs_device { device, ops, refcount, entry, sysfs, core_support }
         verbs_xrcd { xrcd, comp_mask, handle }
         verbs_srq { srq, srq_type, xrcd, cq, srq_num }
-        verbs_qp { qp_ex, comp_mask, xrcd }
         verbs_cq { cq_ex }
         verbs_mr { ibv_mr, mr_type, access }
         verbs_dm { dm, handle }
@@ -53,7 +73,6 @@ fn ours() -> BTreeSet<String> {
         list_node { next, prev }
     );
     // The union heads C names twice, at offset 0 (the larger one is ours).
-    s.insert(format!("member verbs_qp.qp 0 {}", size_of::<ibv_qp>()));
     s.insert(format!("member verbs_cq.cq 0 {}", size_of::<ibv_cq>()));
     s.insert("member ib_uverbs_attr.data_s64 8 8".into());
     // The bit-fields share our `flags` byte.
@@ -65,24 +84,20 @@ fn ours() -> BTreeSet<String> {
         s.insert(format!("member ibv_command_buffer.{n} {f}:{bit} 1b"));
     }
     s.insert("member ib_uverbs_ioctl_hdr.attrs 24 0".into());
-    s.insert(format!(
-        "type verbs_context_ops {} {}",
-        size_of::<verbs_context_ops>(),
-        align_of::<verbs_context_ops>()
-    ));
-    for (i, n) in verbs_context_ops::NAMES.iter().enumerate() {
-        s.insert(format!("member verbs_context_ops.{n} {} 8", i * 8));
-    }
     s
+}
+
+/// The fact lines of a facts.txt.
+pub(in crate::driver_abi) fn facts(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
 fn layouts_match_rdma_core_44() {
-    let facts: BTreeSet<String> = FACTS
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect();
+    let facts = facts(FACTS);
     let ours = ours();
     let missing: Vec<_> = facts.difference(&ours).collect();
     let extra: Vec<_> = ours.difference(&facts).collect();

@@ -1,0 +1,249 @@
+//! The entry points of IBVERBS_PRIVATE_65 whose meaning differs from 34's:
+//! rdma-core 65's plugins (`lib<name>-rdmav65.so`) call these, built
+//! against its `driver.h`. Each converts what the version's row
+//! ([`crate::driver_abi::V65`]) says differs, then runs the v34 code: a
+//! plugin's `verbs_context` is seen from its v34 part on, its op table is
+//! read by slot name, and a `verbs_qp`'s `comp_mask` and `xrcd` are moved to
+//! where 65 has them. The names that kept 34's meaning are plain rows of
+//! src/exports.txt. Not declared in verbs.h.
+// Reached only through build.rs's `.symver` paths, which test builds leave out.
+#![cfg_attr(test, allow(dead_code))]
+
+use crate::abi::*;
+use crate::driver_abi::v34::{self, verbs_context as VerbsContext44, verbs_cq, verbs_device_ops};
+use crate::driver_abi::{Pabi, V65};
+use crate::entry::Errno;
+use crate::providers::plugin::cmd::{self, mr, qp_ex, xrc};
+use crate::providers::plugin::context;
+use std::ffi::{c_int, c_void};
+
+/// The v34 part of a 65 plugin's `verbs_context` (NULL stays NULL).
+fn v34_part(vctx: *mut c_void) -> *mut VerbsContext44 {
+    if vctx.is_null() {
+        return std::ptr::null_mut();
+    }
+    vctx.cast::<u8>().wrapping_add(V65.context_growth).cast()
+}
+
+#[unsafe(no_mangle)]
+#[entry(value(()))]
+pub unsafe extern "C" fn verbs_register_driver_65(ops: *const verbs_device_ops) {
+    super::driver::init_verbs_log();
+    // SAFETY: a plugin's static ops table, for good (plugins stay loaded).
+    if let Some(ops) = unsafe { ops.as_ref() } {
+        crate::providers::plugin::load::register(ops, &V65);
+    }
+}
+
+#[entry(ptr)]
+pub unsafe extern "C" fn _verbs_init_and_alloc_context_65(
+    device: *mut ibv_device,
+    cmd_fd: c_int,
+    alloc_size: usize,
+    context_offset: *mut c_void,
+    driver_id: u32,
+) -> *mut c_void {
+    // SAFETY: per driver.h; the fd is ours to close on failure.
+    unsafe {
+        super::driver::init_and_alloc(
+            device,
+            cmd_fd,
+            alloc_size,
+            context_offset as usize,
+            driver_id,
+            &V65,
+        )
+    }
+}
+
+#[entry(value(()))]
+pub unsafe extern "C" fn verbs_uninit_context_65(context_ex: *mut c_void) {
+    // SAFETY: the plugin's context, per driver.h.
+    unsafe { context::uninit_context(v34_part(context_ex)) }
+}
+
+#[entry(value(()))]
+pub unsafe extern "C" fn verbs_set_ops_65(vctx: *mut c_void, ops: *const c_void) {
+    if vctx.is_null() || ops.is_null() {
+        return;
+    }
+    // SAFETY: the plugin's (static) op table of 65's layout.
+    let ops = unsafe { V65.ops_to_v34(ops) };
+    // SAFETY: a hosted context, set up or opened (checked inside).
+    let _ = unsafe { context::set_ops(v34_part(vctx), &ops) };
+}
+
+/// `fd_arr` (fds the kernel should take with the context) is not passed
+/// yet: a non-empty one is EOPNOTSUPP rather than dropped.
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_get_context_65(
+    vctx: *mut c_void,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    fd_arr: *mut ibv_fd_arr,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    // SAFETY: the plugin's array, if any.
+    if unsafe { fd_arr.as_ref() }.is_some_and(|a| a.count != 0) {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    // SAFETY: the plugin's context and buffers, per driver.h.
+    unsafe { cmd::get_context(v34_part(vctx), cmd, cmd_size, resp, resp_size) }
+}
+
+/// `create_cq_cmd_flags` beyond 34's: the CQ buffer from the provider.
+const CREATE_CQ_CMD_FLAGS_WITH_MEM: u32 = (1 << 1) | (1 << 2);
+
+/// A CQ buffer from the provider (`prov_attr`) is not passed yet:
+/// EOPNOTSUPP, as a kernel without the attribute answers.
+#[allow(clippy::too_many_arguments)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_cq_ex_65(
+    ctx: *mut ibv_context,
+    cq_attr: *const ibv_cq_init_attr_ex,
+    prov_attr: *mut c_void,
+    cq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    cmd_flags: u32,
+) -> c_int {
+    if !prov_attr.is_null() || cmd_flags & CREATE_CQ_CMD_FLAGS_WITH_MEM != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    // SAFETY: the plugin's objects and buffers, per driver.h.
+    unsafe { cmd::cq::create_cq_ex(ctx, cq_attr, cq, cmd, cmd_size, resp, resp_size, cmd_flags) }
+}
+
+/// Runs a v34 QP command on a 65 `verbs_qp`, which is longer by `wr_flush`
+/// before `comp_mask`: the v34 code writes `comp_mask` and `xrcd` at 34's
+/// places (over 65's `wr_flush`), then they move to 65's and `wr_flush`
+/// gets its bytes back.
+///
+/// # Safety
+/// `vqp` is NULL or the plugin's new 65 `verbs_qp`, ours alone meanwhile.
+unsafe fn on_qp_65(
+    vqp: *mut c_void,
+    pabi: &Pabi,
+    f: impl FnOnce(*mut v34::verbs_qp) -> crate::entry::Result<()>,
+) -> crate::entry::Result<()> {
+    if vqp.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let at = |off: usize| vqp.cast::<u8>().wrapping_add(off);
+    let (c34, c65) = (v34::QP_EX_SIZE, pabi.qp_ex_size);
+    let w = size_of::<u64>();
+    // SAFETY: 65's verbs_qp holds wr_flush at c34 and its comp_mask/xrcd
+    // words after c65 (per the contract; facts.txt checks the offsets).
+    unsafe {
+        let saved = at(c34).cast::<[u8; 16]>().read_unaligned();
+        let r = f(vqp.cast());
+        let mask = at(c34).cast::<u32>().read_unaligned();
+        let xrcd = at(c34 + w).cast::<usize>().read_unaligned();
+        at(c34).cast::<[u8; 16]>().write_unaligned(saved);
+        if r.is_ok() {
+            at(c65).cast::<u32>().write_unaligned(mask);
+            at(c65 + w).cast::<usize>().write_unaligned(xrcd);
+        }
+        r
+    }
+}
+
+/// A driver command buffer (`driver`) is not passed yet: EOPNOTSUPP.
+#[allow(clippy::too_many_arguments)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_qp_ex2_65(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    qp_attr: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    driver: *mut c_void,
+) -> c_int {
+    if !driver.is_null() {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    // SAFETY: the plugin's objects and buffers, per driver.h.
+    unsafe {
+        on_qp_65(qp, &V65, |q| {
+            cmd::create_qp_ex2(ctx, q, qp_attr, cmd, cmd_size, resp, resp_size)
+        })
+    }
+}
+
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_qp_ex_65(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    attr_ex: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    // SAFETY: as above.
+    unsafe {
+        on_qp_65(qp, &V65, |q| {
+            qp_ex::create_qp_ex(ctx, q, attr_ex, cmd, cmd_size, resp, resp_size)
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_open_qp_65(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    vqp_sz: c_int,
+    attr: *mut ibv_qp_open_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    let need = (V65.qp_ex_size + 16) as c_int;
+    if vqp_sz < need {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: as above.
+    unsafe {
+        on_qp_65(qp, &V65, |q| {
+            xrc::open_qp(ctx, q, vqp_sz, attr, cmd, cmd_size, resp, resp_size)
+        })
+    }
+}
+
+/// A driver command buffer (`driver`) is not passed yet: EOPNOTSUPP.
+#[allow(clippy::too_many_arguments)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_reg_dmabuf_mr_65(
+    pd: *mut ibv_pd,
+    offset: u64,
+    length: usize,
+    iova: u64,
+    fd: c_int,
+    access: c_int,
+    vmr: *mut v34::verbs_mr,
+    driver: *mut c_void,
+) -> c_int {
+    if !driver.is_null() {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    // SAFETY: the plugin's objects, per driver.h.
+    unsafe {
+        mr::reg_dmabuf_mr(
+            pd,
+            offset,
+            length,
+            iova,
+            fd,
+            access,
+            vmr,
+            std::ptr::null_mut(),
+        )
+    }
+}
