@@ -13,7 +13,7 @@
 
 use super::obj::{Home, Hosted, Kind, KindOf, New, Obj, REC_TO_VAL};
 use super::rec::Ref;
-use super::slab::{Unpinned, tag_of};
+use super::slab::Unpinned;
 use super::table::Table;
 use std::any::TypeId;
 use std::ffi::c_void;
@@ -24,7 +24,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The hosted records' slots: nothing pins them (a record is counted by its
 /// slot's state word), so a slot goes back without the data-path fence.
-static SLOTS: Unpinned<Hosted> = Unpinned::new(tag_of("object::hosted::Hosted"));
+static SLOTS: Unpinned<Hosted> = Unpinned::new();
 
 /// C address -> the address of its record slot's [`Hosted`].
 static MAP: RwLock<Table<NonZeroUsize>> = RwLock::new(Table::new());

@@ -360,6 +360,7 @@ mod tests {
     }
 
     struct Other(UnsafeCell<u64>);
+    // SAFETY: test type; the cell is only touched through its address.
     #[allow(unsafe_code)]
     unsafe impl Sync for Other {}
     impl CObject for Other {
@@ -473,7 +474,7 @@ mod tests {
     }
 
     use crate::abi::{ibv_dm, ibv_pd};
-    use slab::{Slab, tag_of};
+    use slab::Slab;
 
     /// A slab object (kind Dm: no real provider's slab uses that kind).
     #[repr(C)]
@@ -482,7 +483,7 @@ mod tests {
         c: [u64; 4],
         alive: Arc<()>,
     }
-    static THINGS: Slab<Thing> = Slab::new(tag_of("object::tests::Thing"));
+    static THINGS: Slab<Thing> = Slab::new();
     /// The owner (a context) of the test's records.
     struct Owner;
 

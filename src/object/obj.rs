@@ -62,7 +62,7 @@ kinds!(ibv_pd => Pd, ibv_mr => Mr, ibv_mw => Mw, ibv_comp_channel => CompChannel
 /// A host whose provider frees inside its destroy op should therefore wait
 /// for the acknowledgements itself first, or defer the free to `release`.
 pub(crate) trait Token: Sync {
-    /// Stops data-path access to the object at `c` (clears its live tag,
+    /// Stops data-path access to the object at `c` (clears its live bit,
     /// waits for calls in flight). Idempotent. Called when a destroy has
     /// succeeded in the kernel, and before [`Token::release`].
     ///

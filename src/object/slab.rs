@@ -108,11 +108,10 @@ unsafe impl<T: Send + Sync> Send for Slab<T> {}
 const VAL: usize = offset_of!(Slot<u64>, val);
 
 impl<T: Send + Sync + 'static> Slab<T> {
-    /// A slab named by `tag` (non-zero; the type's name hash by convention,
-    /// see [`tag_of`]). Slots need no tag of their own: each slab has its
-    /// own address range, so a live slot of it holds one of its objects.
-    pub(crate) const fn new(tag: u64) -> Self {
-        assert!(tag != 0);
+    /// An empty slab: its range is reserved at the first slot taken. Slots
+    /// need no tag: each slab has its own address range, so a live slot of
+    /// it holds one of its objects.
+    pub(crate) const fn new() -> Self {
         Slab {
             base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
@@ -436,19 +435,6 @@ const fn inverse(d: usize) -> usize {
     x
 }
 
-/// FNV-1a of a type name: a distinct non-zero tag per object type.
-pub(crate) const fn tag_of(name: &str) -> u64 {
-    let b = name.as_bytes();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < b.len() {
-        h ^= b[i] as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    h | 1
-}
-
 /// A slot taken from the free list, not yet holding an object; goes back
 /// if dropped unfilled (a failed create).
 pub(crate) struct Vacant<T: Send + Sync + 'static> {
@@ -544,8 +530,8 @@ pub(crate) struct Unpinned<T: 'static>(Slab<T>);
 
 impl<T: Send + Sync + 'static> Unpinned<T> {
     /// As [`Slab::new`].
-    pub(crate) const fn new(tag: u64) -> Self {
-        Unpinned(Slab::new(tag))
+    pub(crate) const fn new() -> Self {
+        Unpinned(Slab::new())
     }
 
     /// As [`Slab::vacant`].
@@ -672,8 +658,8 @@ mod tests {
         v: std::sync::Arc<()>,
     }
 
-    static THINGS: Slab<Thing> = Slab::new(tag_of("Thing"));
-    static OTHERS: Slab<Thing> = Slab::new(tag_of("Other"));
+    static THINGS: Slab<Thing> = Slab::new();
+    static OTHERS: Slab<Thing> = Slab::new();
 
     fn make(s: &'static Slab<Thing>, c: u64) -> (New, std::sync::Arc<()>) {
         let v = std::sync::Arc::new(());
@@ -769,7 +755,7 @@ mod tests {
 
     #[test]
     fn empty_slab_refuses_all() {
-        static NONE: Slab<Thing> = Slab::new(tag_of("None"));
+        static NONE: Slab<Thing> = Slab::new();
         for p in [0usize, VAL, 4096, usize::MAX - VAL + 1] {
             assert!(NONE.pin(p as *const c_void).is_none());
             assert!(
@@ -820,7 +806,7 @@ mod tests {
         // Threads take and release slots of one slab at once: no slot is
         // ever handed to two owners (each object keeps its own value), and
         // none is lost (all come back to the free list, then are reused).
-        static RACE: Slab<Thing> = Slab::new(tag_of("Race"));
+        static RACE: Slab<Thing> = Slab::new();
         let (threads, rounds) = if cfg!(miri) { (3, 30) } else { (4, 3000) };
         let ts: Vec<_> = (0..threads)
             .map(|t| {
@@ -854,7 +840,7 @@ mod tests {
     fn unpinned_release_without_retire() {
         // A slab nothing pins gives a slot back at once: its object dropped
         // in place, the slot the next one taken.
-        static FREE: Unpinned<Thing> = Unpinned::new(tag_of("Unpinned"));
+        static FREE: Unpinned<Thing> = Unpinned::new();
         let v = std::sync::Arc::new(());
         let n = FREE.vacant().fill(Thing { c: 5, v: v.clone() });
         let p = std::mem::ManuallyDrop::new(n).c();

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use crate::abi::*;
 use crate::context::Obj;
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::providers::rxe::lock::SpinLock;
 use crate::providers::rxe::queue::{ConsumerQueue, IndexWords, unmap_kept};
 
@@ -31,7 +31,7 @@ unsafe impl Sync for RxeCq {}
 // SAFETY: as above.
 unsafe impl Send for RxeCq {}
 
-pub(in crate::providers::rxe) static CQS: Slab<RxeCq> = Slab::new(tag_of("RxeCq"));
+pub(in crate::providers::rxe) static CQS: Slab<RxeCq> = Slab::new();
 
 /// The data path's check of C's CQ pointer (see `crate::object::slab`).
 #[inline]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::abi::*;
 use crate::context::{Context, Obj};
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::providers::rxe::lock::SpinLock;
 use crate::providers::rxe::queue::ProducerQueue;
 
@@ -29,7 +29,7 @@ unsafe impl Sync for RxeQp {}
 // SAFETY: as above.
 unsafe impl Send for RxeQp {}
 
-pub(in crate::providers::rxe) static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"));
+pub(in crate::providers::rxe) static QPS: Slab<RxeQp> = Slab::new();
 
 /// The data path's check of C's QP pointer (see `crate::object::slab`).
 #[inline]
