@@ -1746,8 +1746,6 @@ void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
 
 void ibv_free_buf(struct ibv_buf *buf);
 
-struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
-
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context);
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel);
@@ -1797,6 +1795,8 @@ int ibv_fork_init(void);
 enum ibv_fork_status ibv_is_fork_initialized(void);
 
 struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *mr_init_attr);
+
+struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
 

@@ -8,7 +8,7 @@ use crate::context::ObjRef;
 use crate::entry::{Errno, Result, arg_mut, set_errno};
 use crate::object;
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 
 /// What a handle stands for.
@@ -112,29 +112,6 @@ pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
         Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
         Err(e) => set_errno(e),
     }
-}
-
-#[unsafe(no_mangle)]
-#[entry(ptr)]
-pub unsafe extern "C" fn ibv_reg_buf_mr(
-    pd: *mut ibv_pd,
-    buf: *mut ibv_buf,
-    addr: *mut c_void,
-    length: usize,
-    access: c_int,
-) -> *mut ibv_mr {
-    let attr = ibv_mr_init_attr {
-        length,
-        access,
-        comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
-        iova: 0,
-        addr,
-        fd: 0,
-        fd_offset: 0,
-        dmah: std::ptr::null_mut(),
-        buf,
-    };
-    super::mr_ex::reg_ex(pd, &attr)
 }
 
 #[cfg(test)]
