@@ -48,18 +48,29 @@
 //!   check, see `slab`); destroy fences it out ([`Token::retire`]) before
 //!   waiting for event acknowledgements.
 
+// The layers, each importing only those above it in this list: the state
+// word, the address table, the slot layout, the slabs, the kinds and their
+// slabs, the event counters, the record, its counted reference, the hosted
+// records, the roots; then this public face and the destroy protocol
+// (`events`).
+mod ack;
+mod count;
 pub(crate) mod events;
 mod hosted;
+mod kinds;
 mod obj;
 mod rec;
 mod roots;
 pub(crate) mod slab;
+mod slot;
 mod table;
 
-pub(crate) use events::EventCounts;
-use obj::{KINDS, Probe};
-pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
+pub(crate) use ack::EventCounts;
+pub(crate) use kinds::{Kind, KindOf};
+use kinds::{KindSlab, SLABS, slab_of};
+pub(crate) use obj::Obj;
 pub(crate) use rec::Ref;
+pub(crate) use slot::New;
 
 use crate::entry::{Errno, Result};
 use std::any::{Any, TypeId};
@@ -180,35 +191,6 @@ pub(crate) fn retire_if<T: CObject>(
             .and_then(|e| e.downcast::<T>().ok())
             .ok_or(Errno::EINVAL)
     })
-}
-
-/// The slab of a kind (see [`SLABS`]).
-struct KindSlab {
-    probe: &'static dyn Probe,
-    /// The owner type `O` of the records in its slots.
-    owner: TypeId,
-    /// The records in its slots release through it.
-    token: &'static dyn Token,
-    /// Its address check, inlined in [`get`].
-    find: slab::Finder,
-}
-
-/// The slab (at most one per kind) whose slots hold the records of a kind's
-/// Rust-provider objects.
-static SLABS: [OnceLock<KindSlab>; KINDS] = [const { OnceLock::new() }; KINDS];
-
-/// The token of `k`'s slab, which releases the objects whose records are
-/// in its slots.
-pub(super) fn slot_token(k: Kind) -> Option<&'static dyn Token> {
-    SLABS[k as usize].get().map(|e| e.token)
-}
-
-/// The slab registered for `k` with owner `O`.
-#[inline(always)]
-fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
-    SLABS[k as usize]
-        .get()
-        .filter(|e| e.owner == TypeId::of::<O>())
 }
 
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
@@ -335,7 +317,7 @@ pub(crate) fn live_count() -> usize {
     let mut n = 0;
     for k in SLABS.iter().filter_map(OnceLock::get) {
         k.probe
-            .each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
+            .each(&mut |h| n += usize::from(h.state.is_registered()));
     }
     n + hosted::count()
 }
