@@ -63,10 +63,11 @@ unsafe impl Send for Context {}
 impl CObject for Context {
     type C = ibv_context;
     fn c_ptr(&self) -> *mut ibv_context {
-        // SAFETY: a field projection inside our own allocation, or inside the
-        // hosted plugin's context, which lives until the context is closed.
         match &self.c {
+            // SAFETY: a field projection inside the hosted plugin's context,
+            // which lives until the context is closed.
             CCtx::Hosted(p) => unsafe { &raw mut (*p.as_ptr()).context },
+            // SAFETY: a field projection inside our own allocation.
             CCtx::Ours(b) => unsafe { &raw mut (*b.get()).context },
         }
     }
