@@ -42,11 +42,6 @@ impl RegCount {
         self.0.load(Ordering::Relaxed) == 0
     }
 
-    /// Whether the object is registered now (for counts only).
-    pub(super) fn is_registered(&self) -> bool {
-        self.0.load(Ordering::Relaxed) & REG != 0
-    }
-
     /// Takes a reference if the object is registered.
     #[inline(always)]
     pub(super) fn acquire(&self) -> bool {
@@ -140,7 +135,7 @@ mod tests {
         assert!(c.is_free() && !c.acquire());
         assert!(c.claim() && !c.claim() && !c.acquire());
         c.register();
-        assert!(c.is_registered() && c.acquire());
+        assert!(c.acquire());
         c.add();
         assert!(!c.release() && !c.release());
         assert!(c.unregister() && !c.unregister());

@@ -148,8 +148,3 @@ pub(super) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>, out: &mut Ve
         m.remove(k);
     }
 }
-
-/// How many hosted records are registered.
-pub(super) fn count() -> usize {
-    read().len
-}

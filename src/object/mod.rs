@@ -311,17 +311,6 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
     out
 }
 
-/// How many objects C holds now (for leak tests).
-#[allow(dead_code)]
-pub(crate) fn live_count() -> usize {
-    let mut n = 0;
-    for k in SLABS.iter().filter_map(OnceLock::get) {
-        k.probe
-            .each(&mut |h| n += usize::from(h.state.is_registered()));
-    }
-    n + hosted::count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

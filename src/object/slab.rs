@@ -278,8 +278,8 @@ impl<T: Send + Sync + 'static> Slab<T> {
         self.put_back(std::ptr::from_ref(s).cast_mut());
     }
 
-    /// Live objects (for leak tests): slots marked live.
-    #[allow(dead_code)]
+    /// Live objects (for the tests): slots marked live.
+    #[cfg(test)]
     pub(crate) fn live(&'static self) -> usize {
         let len = self.len.load(Ordering::Acquire);
         (0..len)
@@ -402,7 +402,7 @@ impl<T: Send + Sync + 'static> Vacant<T> {
 
     /// As [`Vacant::fill`], with `init` writing the value in the slot
     /// before it is live: a large C struct is set there, not built on the
-    /// stack and copied twice (the QP's: issue #13's qp_lifecycle row).
+    /// stack and copied twice (the QP's: the qp_lifecycle bench row).
     ///
     /// # Safety
     /// `init` initialises the whole value at the pointer it gets (valid for

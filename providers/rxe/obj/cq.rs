@@ -176,7 +176,7 @@ impl Drop for CqState {
 
 const _: () = assert!(size_of::<CqState>() == 32);
 // The slab slot (8 B header, 16 B record, then this): 344 B, rdma-core's
-// rxe_cq is a 352 B malloc (issue #13's mem_cq_heap, which needs slots of
+// rxe_cq is a 352 B malloc (the mem_cq_heap bench row, which needs slots of
 // at most 344 B to count 8 new pages for its 100 CQs, see bench/report.py).
 const _: () = assert!(size_of::<RxeCq>() == 288 + 32);
 

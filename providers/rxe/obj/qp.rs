@@ -113,7 +113,7 @@ impl QpState {
 const _: () = assert!(size_of::<Sq>() == 40 && size_of::<Option<Rq>>() == 24);
 const _: () = assert!(size_of::<QpState>() == 80);
 // The slab slot (8 B header, 16 B record, then this): 464 B, rdma-core's
-// rxe_qp is a 490 B malloc (issue #13's mem_qp_heap, which counts whole
+// rxe_qp is a 490 B malloc (the mem_qp_heap bench row, which counts whole
 // pages of slots: see bench/report.py).
 const _: () = assert!(size_of::<RxeQp>() == 360 + 80);
 

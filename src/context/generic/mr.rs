@@ -20,10 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MrType {
     Mr,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    Imported,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    Dmabuf,
 }
 
 /// What the library keeps about an MR besides its C struct.
