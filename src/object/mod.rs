@@ -45,17 +45,18 @@
 //!   The object is released when its last `Ref` goes.
 //! - The data path does not come here: a Rust provider checks C's pointers
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
-//!   check, see `slab`); destroy fences it out ([`Token::retire`]) before
+//!   check, see `slab`); destroy fences it out (`Token::retire`) before
 //!   waiting for event acknowledgements.
 
 // The layers, each importing only those above it in this list: the state
 // word, the address table, the slot layout, the slabs, the kinds and their
 // slabs, the event counters, the record, its counted reference, the hosted
-// records, the roots; then this public face and the destroy protocol
-// (`events`).
+// records, plain handles, the roots; then this public face and the destroy
+// protocol (`events`).
 mod ack;
 mod count;
 pub(crate) mod events;
+mod handles;
 mod hosted;
 mod kinds;
 mod obj;
@@ -66,6 +67,7 @@ mod slot;
 mod table;
 
 pub(crate) use ack::EventCounts;
+pub(crate) use handles::Handles;
 pub(crate) use kinds::{Kind, KindOf};
 use kinds::{KindSlab, SLABS, slab_of};
 pub(crate) use obj::Obj;
