@@ -29,42 +29,15 @@ USE = re.compile(r"^\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
 QPATH = re.compile(r"(?<![A-Za-z0-9_:])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za-z0-9_]*)")
 
 
+LEXEME = re.compile(
+    r'//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'',
+    re.S,
+)
+
+
 def strip(text):
-    """Comments and string literals blanked, line structure kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == '"' or text.startswith('r"', i) or text.startswith('r#"', i):
-            if c == '"':
-                j = i + 1
-                while j < n and text[j] != '"':
-                    j += 2 if text[j] == "\\" else 1
-                j += 1
-            else:
-                hashes = "#" if text.startswith('r#"', i) else ""
-                end = '"' + hashes
-                j = text.find(end, i + 2 + len(hashes))
-                j = n if j < 0 else j + len(end)
-            out.append('""' + re.sub(r"[^\n]", " ", text[i + 2 : j]) if j - i >= 2 else text[i:j])
-            i = j
-        elif c == "'" and i + 2 < n and (text[i + 2] == "'" or (text[i + 1] == "\\" and "'" in text[i + 2 : i + 6])):
-            j = text.find("'", i + 2) + 1
-            out.append(" " * (j - i))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """Comments, string and char literals blanked, line structure kept."""
+    return LEXEME.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def block_end(text, start):
