@@ -10,10 +10,10 @@
 //! Where the record lives:
 //! - A Rust provider's object lives in a type-stable slab slot ([`slab`]); its
 //!   record lives in the same slot's header, counted by the slot's state word
-//!   (registered flag + references, see `rec`). Creating one takes a slot and
+//!   (registered flag + references: `count::RegCount`). Creating one takes a slot and
 //!   allocates nothing; finding one is the kind's slab's address check (one
 //!   multiply and compare) and a compare-and-swap on the count. Each kind has
-//!   at most one slab, learnt at its first object (`SLABS`).
+//!   at most one slab, learnt at its first object (`kinds::SLABS`).
 //! - A hosted C provider's object (at an arbitrary C address) has its record
 //!   in a slot of one more slab, of records only ([`hosted`]), found by
 //!   address in a table (open addressing, multiplicative hash, the kind kept
