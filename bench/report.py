@@ -147,7 +147,7 @@ ROWS = {
     "perftest_send_lat": ("perftest", True, "kernel rxe packet processing (TCG-emulated)"),
 }
 TARGET = {"data": 0.9, "control": 1.0, "memory": 1.0, "perftest": 1.0}
-# Issue #13's instruction targets: ours/rdma-core at most 1.0 on every row of
+# The instruction targets: ours/rdma-core at most 1.0 on every row of
 # the instruction table, at most 0.8 on the data path.
 IR_TARGET = {"data": 0.8, "control": 1.0}
 # row -> what bounds its instruction count, shown when the row misses IR_TARGET
@@ -508,7 +508,7 @@ def main():
             if vd and vo and tgt and vo / vd > tgt:
                 missed.append((row, vo / vd, tgt))
         if missed:
-            w("### Instruction rows above issue #13's targets (1.0x; data path 0.8x)")
+            w("### Instruction rows above the targets (1.0x; data path 0.8x)")
             w("")
             for row, r, tgt in missed:
                 w(f"- `{row}` ({r:.2f}x, target {tgt}x): "

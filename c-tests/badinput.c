@@ -1,4 +1,4 @@
-/* Bad input to every exported verb (issue #14): one table line per case, each
+/* Bad input to every exported verb: one table line per case, each
  * case run in a forked child (alarm() against hangs), so that a crash is
  * survivable and shows in the output.
  *

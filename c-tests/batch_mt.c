@@ -1,4 +1,4 @@
-/* Batches and destroys across threads, on a loopback RC pair (issue 14):
+/* Batches and destroys across threads, on a loopback RC pair:
  *  - an extended-CQ poll batch (ibv_start_poll .. ibv_end_poll) belongs to
  *    its thread until ibv_end_poll, also after ibv_next_poll's ENOENT: a
  *    second thread's ibv_start_poll waits for it (rdma-core fixed this in

@@ -1,4 +1,4 @@
-/* fork() with registered memory (issue 14), in five processes of their own
+/* fork() with registered memory, in five processes of their own
  * (fork protection is per process and must come before any registration):
  *   plain         no fork protection; ibv_fork_init after a registration is
  *                 too late (EINVAL);

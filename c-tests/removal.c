@@ -1,4 +1,4 @@
-/* Device removal under traffic (issue 14), in the VM only: `rdma link delete
+/* Device removal under traffic, in the VM only: `rdma link delete
  * rxe0` while this process has rxe0 open and a thread runs RDMA WRITEs with
  * data checks on a loopback RC pair; then `rdma link add` puts it back.
  *

@@ -1,4 +1,4 @@
-/* Concurrency stress (issue 14): THREADS threads (default 8) each run OPS
+/* Concurrency stress: THREADS threads (default 8) each run OPS
  * operations (default 36) on a loopback RC pair of their own, cycling SEND,
  * RDMA WRITE and RDMA READ, every one signaled and its data checked: the
  * payload is a pattern of (thread, sequence number), verified at the receiver

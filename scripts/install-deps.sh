@@ -31,6 +31,14 @@ if ! cbindgen --version 2>/dev/null | grep -q " $CBINDGEN_VERSION\$"; then
   cargo install --quiet --locked cbindgen --version "$CBINDGEN_VERSION"
 fi
 
+# make check: rustfmt and clippy on the default toolchain.
+for c in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+    echo "install-deps: rustup component add $c"
+    rustup component add "$c"
+  fi
+done
+
 # make fuzz-smoke / ub-test: libFuzzer through cargo-fuzz, Miri and the
 # sanitizers, all on the nightly toolchain.
 if ! rustup toolchain list | grep -q '^nightly'; then

@@ -1814,8 +1814,6 @@ void ibv_free_buf(struct ibv_buf *buf);
  */
 int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf);
 
-struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
-
 int _ibv_query_comp_cntr_caps(struct ibv_context *context, struct ibv_comp_cntr_caps *caps, size_t caps_size);
 
 struct ibv_comp_cntr *ibv_create_comp_cntr(struct ibv_context *context, struct ibv_comp_cntr_init_attr *cc_attr);
@@ -1888,6 +1886,8 @@ int ibv_fork_init(void);
 enum ibv_fork_status ibv_is_fork_initialized(void);
 
 struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *mr_init_attr);
+
+struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf, void *addr, size_t length, int access);
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
 

@@ -546,7 +546,7 @@ pub(crate) fn open(
         let v = vdev.as_ptr();
         ((*(*v).ops).alloc_context, &raw mut (*v).device, (*v).ops)
     };
-    let growth = super::load::pabi_of(dops).context_growth;
+    let growth = super::registry::pabi_of(dops).context_growth;
     let alloc = alloc.ok_or(Errno::EOPNOTSUPP)?;
     // SAFETY: the plugin's allocator takes the fd (closing it on failure).
     let vctx = unsafe { alloc(ibdev, fd, private_data) };

@@ -10,11 +10,10 @@
 //! fails to load is skipped silently unless `IBV_SHOW_WARNINGS` is set.
 #![allow(unsafe_code)]
 
-use crate::driver_abi::v34::verbs_device_ops;
-use crate::driver_abi::{HOSTED, Pabi, V34};
+use crate::driver_abi::HOSTED;
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once};
+use std::sync::Once;
 
 /// Where `.driver` files live (rdma-core's `IBV_CONFIG_DIR`); `IBV_CONFIG_DIR`
 /// in the environment overrides it (for tests).
@@ -22,39 +21,6 @@ pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 /// Where Debian's plugins live (rdma-core's `VERBS_PROVIDER_DIR`);
 /// `IBV_PROVIDER_DIR` overrides it.
 pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
-/// A registered plugin's ops and private ABI version; plugins are never
-/// unloaded, so they live forever.
-#[derive(Clone, Copy)]
-pub(crate) struct Registered(pub &'static verbs_device_ops, pub &'static Pabi);
-// SAFETY: the ops table is immutable static data of a loaded library.
-unsafe impl Send for Registered {}
-// SAFETY: as above.
-unsafe impl Sync for Registered {}
-
-static REGISTERED: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
-
-/// verbs_register_driver_N: appends, in load order.
-pub(crate) fn register(ops: &'static verbs_device_ops, pabi: &'static Pabi) {
-    let mut r = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
-    if !r.iter().any(|x| std::ptr::eq(x.0, ops)) {
-        r.push(Registered(ops, pabi));
-    }
-}
-
-/// The private ABI version a plugin's ops registered with (34 for ops that
-/// never registered: a static provider of a v34 plugin).
-pub(crate) fn pabi_of(ops: *const verbs_device_ops) -> &'static Pabi {
-    let r = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
-    r.iter()
-        .find(|x| std::ptr::eq(x.0, ops))
-        .map_or(&V34, |x| x.1)
-}
-
-/// The registered plugins, in registration order.
-pub(crate) fn registered() -> Vec<Registered> {
-    REGISTERED.lock().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
 pub(crate) fn show_warnings() -> bool {
     std::env::var_os("IBV_SHOW_WARNINGS").is_some()
 }

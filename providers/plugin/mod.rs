@@ -16,6 +16,7 @@ pub(crate) mod load;
 pub(crate) mod matching;
 pub(crate) mod objects;
 pub(crate) mod ops;
+pub(crate) mod registry;
 pub(crate) mod release;
 
 use crate::context::Context;
@@ -57,7 +58,7 @@ static PLUGINS: Mutex<Vec<&'static Plugin>> = Mutex::new(Vec::new());
 pub(crate) fn plugins() -> Vec<&'static Plugin> {
     load::load_all();
     let mut ps = PLUGINS.lock().unwrap_or_else(|p| p.into_inner());
-    for r in load::registered() {
+    for r in registry::registered() {
         if !ps.iter().any(|p| std::ptr::eq(p.ops, r.0)) {
             let name: &'static str = Box::leak(name_of(r.0).into_boxed_str());
             ps.push(Box::leak(Box::new(Plugin { ops: r.0, name })));

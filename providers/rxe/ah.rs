@@ -8,7 +8,7 @@ use crate::context::generic::{eth_l2, gid, pd};
 use crate::context::{New, Obj};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::uverbs::Pod;
 use crate::uverbs::ah::CreateAh;
 use crate::uverbs::qp::{AhAttr, GlobalRoute as KGlobalRoute};
@@ -32,7 +32,7 @@ unsafe impl Send for RxeAh {}
 #[allow(unsafe_code)]
 unsafe impl Sync for RxeAh {}
 
-static AHS: Slab<RxeAh> = Slab::new(tag_of("RxeAh"));
+static AHS: Slab<RxeAh> = Slab::new();
 
 /// The data path's check of an AH pointer inside a UD work request.
 #[inline]

@@ -126,11 +126,6 @@ impl Mmap {
         self.len
     }
 
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     fn in_bounds(&self, off: usize, len: usize) -> bool {
         off.checked_add(len).is_some_and(|end| end <= self.len)
     }

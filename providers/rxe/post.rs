@@ -5,7 +5,7 @@
 //!
 //! Hot-path rules: no allocation, no registry lookup, no formatting; objects
 //! are reached from their C pointers with one slab check (`qp::pin`: an
-//! address check, then the slot's tag, see `crate::object::slab`), held for
+//! address check, then the slot's live bit, see `crate::object::slab`), held for
 //! the call; contexts opened with tracing off install the `_untraced`
 //! twins (`#[entry(untraced = ..)]`), which load no global per call.
 #![allow(unsafe_code)]
@@ -102,8 +102,8 @@ impl wqe::FastSrc for CWr<'_> {
 /// The operation of a send WR, as rdma-core's rxe converts it.
 #[inline(always)]
 fn send_op(wr: &ibv_send_wr) -> Result<SendOp> {
-    // SAFETY (for the union reads below): every member of these C unions is
-    // plain integers or pointers; any bit pattern is a valid value.
+    // SAFETY: every member of these C unions is plain integers or pointers;
+    // any bit pattern is a valid value.
     let (rdma, atomic) = unsafe { (wr.wr.rdma, wr.wr.atomic) };
     let op = match wr.opcode {
         ibv_wr_opcode::IBV_WR_SEND => SendOp::Send,
@@ -285,8 +285,8 @@ unsafe fn inline_buf<'a>(s: &Sge) -> Result<&'a [u8]> {
     match (s.length, s.addr) {
         (0, _) => Ok(&[]),
         (_, 0) => Err(Errno::EINVAL),
-        // SAFETY: per this function's contract.
         (len, addr) => {
+            // SAFETY: per this function's contract.
             Ok(unsafe { std::slice::from_raw_parts(addr as usize as *const u8, len as usize) })
         }
     }
@@ -406,9 +406,10 @@ unsafe fn post_send_list(
     {
         // Both short cases out of line, as tail calls: this frame then
         // saves no registers.
-        // SAFETY: per this function's contract.
         return match w.send_flags & wqe::SEND_INLINE != 0 {
+            // SAFETY: per this function's contract.
             true => unsafe { post_send_short::<true>(q, wr, bad) },
+            // SAFETY: per this function's contract.
             false => unsafe { post_send_short::<false>(q, wr, bad) },
         };
     }

@@ -430,8 +430,10 @@ fn drain_reads_in_order_and_releases_once() {
     let (m, mut k) = ring(8, 6);
     let mut q = ConsumerQueue::new(m, 48).unwrap();
     let words = q.index_words();
-    // SAFETY (here and below): `q` keeps the mapping alive.
-    let empty = || unsafe { words.is_empty() };
+    let empty = || {
+        // SAFETY: `q` keeps the mapping alive (here and below).
+        unsafe { words.is_empty() }
+    };
     assert!(empty());
     assert_eq!(q.drain(4, |_| panic!("empty")), 0);
     for v in 10..16 {

@@ -13,7 +13,7 @@ use super::wqe::RECV_WQE_SIZE;
 use crate::abi::*;
 use crate::context::{Context, EventCounts, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, Vacant, tag_of};
+use crate::object::slab::{Pinned, Slab, Vacant};
 use crate::object::{self, CObject};
 use crate::uverbs::Pod;
 use crate::uverbs::rxe::{self, MmapInfo};
@@ -33,7 +33,7 @@ unsafe impl Sync for RxeSrq {}
 // SAFETY: as above.
 unsafe impl Send for RxeSrq {}
 
-static SRQS: Slab<RxeSrq> = Slab::new(tag_of("RxeSrq"));
+static SRQS: Slab<RxeSrq> = Slab::new();
 
 /// The data path's check of C's SRQ pointer (see `crate::object::slab`).
 #[inline]

@@ -123,13 +123,6 @@ impl WrUnion {
         const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
         self.as_bytes_mut()[..size_of::<T>()].copy_from_slice(v.as_bytes());
     }
-
-    /// The union read as variant `T`.
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn variant<T: Pod>(&self) -> T {
-        const { assert!(size_of::<T>() <= size_of::<WrUnion>()) };
-        T::from_prefix(self.as_bytes())
-    }
 }
 
 kstruct! {

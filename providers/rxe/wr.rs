@@ -10,7 +10,7 @@
 //! from any other thread (or without `ibv_wr_start`) finds no batch and does
 //! nothing (complete: EINVAL), instead of writing into another thread's
 //! batch. A QP destroyed under an open batch is found dead by the next call
-//! (its slab tag is cleared), which then does nothing either.
+//! (its slot's live bit is cleared), which then does nothing either.
 //!
 //! As in rdma-core, the first error (`ENOSPC` for a full ring or too much
 //! data) makes the rest of the batch a no-op and is `ibv_wr_complete`'s

@@ -25,7 +25,7 @@ pub(crate) type Obj = crate::object::Obj<Context>;
 /// A counted reference to a registry record ([`crate::object::get`]).
 pub(crate) type ObjRef = crate::object::Ref<Context>;
 
-use crate::abi::{ibv_context, verbs_context};
+use crate::abi::ibv_context;
 use crate::device::Device;
 use crate::object::CObject;
 use crate::uverbs::Uverbs;
@@ -63,23 +63,14 @@ unsafe impl Send for Context {}
 impl CObject for Context {
     type C = ibv_context;
     fn c_ptr(&self) -> *mut ibv_context {
-        // SAFETY: a field projection inside our own allocation, or inside the
-        // hosted plugin's context, which lives until the context is closed.
         match &self.c {
+            // SAFETY: a field projection inside the hosted plugin's context,
+            // which lives until the context is closed.
             CCtx::Hosted(p) => unsafe { &raw mut (*p.as_ptr()).context },
+            // SAFETY: a field projection inside our own allocation.
             CCtx::Ours(b) => unsafe { &raw mut (*b.get()).context },
         }
     }
 }
 
-impl Context {
-    /// The verbs_context C sees, for a Rust provider (a hosted plugin's has
-    /// rdma-core 44's layout and is reached through `c_ptr`).
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn c(&self) -> Option<*mut verbs_context> {
-        match &self.c {
-            CCtx::Ours(b) => Some(b.get()),
-            CCtx::Hosted(_) => None,
-        }
-    }
-}
+impl Context {}

@@ -5,15 +5,17 @@
 //! Rust provider's: no allocation per object, and the slot's state word
 //! counts the references, so a stale record is refused by reading our own
 //! memory. The slot's value is a [`Hosted`] (the C address, the token, the
-//! owner type). A table (open addressing, see `table`) maps the C address
+//! owner type, and this slab as the token that releases the slot). A table (open addressing, see `table`) maps the C address
 //! to the slot's value; it changes under its write lock only, together with
-//! the record's `REG` bit, so an address in the table always names a
+//! the record's registered bit, so an address in the table always names a
 //! registered record.
 #![allow(unsafe_code)]
 
-use super::obj::{Home, Hosted, Kind, KindOf, New, Obj, REC_TO_VAL};
+use super::kinds::{Kind, KindOf};
+use super::obj::{Hosted, Obj};
 use super::rec::Ref;
-use super::slab::{Unpinned, tag_of};
+use super::slab::Unpinned;
+use super::slot::{Home, New, REC_TO_VAL};
 use super::table::Table;
 use std::any::TypeId;
 use std::ffi::c_void;
@@ -24,7 +26,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The hosted records' slots: nothing pins them (a record is counted by its
 /// slot's state word), so a slot goes back without the data-path fence.
-static SLOTS: Unpinned<Hosted> = Unpinned::new(tag_of("object::hosted::Hosted"));
+static SLOTS: Unpinned<Hosted> = Unpinned::new();
 
 /// C address -> the address of its record slot's [`Hosted`].
 static MAP: RwLock<Table<NonZeroUsize>> = RwLock::new(Table::new());
@@ -69,6 +71,7 @@ pub(super) fn adopt<O: Send + Sync + 'static>(
         c: new.c(),
         token: new.token(),
         owner: TypeId::of::<O>(),
+        slot: &SLOTS,
     });
     let v = NonZeroUsize::new(slot.c().as_ptr().addr()).expect("slot address");
     let c = Ref::register(kind, ctx, slot, true);
@@ -143,23 +146,5 @@ pub(super) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>, out: &mut Ve
     }
     for k in keys {
         m.remove(k);
-    }
-}
-
-/// How many hosted records are registered.
-pub(super) fn count() -> usize {
-    read().len
-}
-
-/// Puts the slot of a hosted record that ended back on the free list.
-///
-/// # Safety
-/// `v` is the value address of one of [`SLOTS`]'s slots whose record was
-/// just moved out (no reference left); not used again.
-pub(super) unsafe fn release_slot(v: *mut c_void) {
-    if let Some(v) = NonNull::new(v) {
-        // SAFETY: per the contract, a filled slot of SLOTS nobody refers
-        // to (its Hosted needs no drop).
-        unsafe { SLOTS.release(v) }
     }
 }

@@ -10,10 +10,10 @@
 //! Where the record lives:
 //! - A Rust provider's object lives in a type-stable slab slot ([`slab`]); its
 //!   record lives in the same slot's header, counted by the slot's state word
-//!   (registered flag + references, see `rec`). Creating one takes a slot and
+//!   (registered flag + references: `count::RegCount`). Creating one takes a slot and
 //!   allocates nothing; finding one is the kind's slab's address check (one
 //!   multiply and compare) and a compare-and-swap on the count. Each kind has
-//!   at most one slab, learnt at its first object (`SLABS`).
+//!   at most one slab, learnt at its first object (`kinds::SLABS`).
 //! - A hosted C provider's object (at an arbitrary C address) has its record
 //!   in a slot of one more slab, of records only ([`hosted`]), found by
 //!   address in a table (open addressing, multiplicative hash, the kind kept
@@ -45,21 +45,34 @@
 //!   The object is released when its last `Ref` goes.
 //! - The data path does not come here: a Rust provider checks C's pointers
 //!   with its type's [`slab::Slab::pin`] (type-stable memory, one address
-//!   check, see `slab`); destroy fences it out ([`Token::retire`]) before
+//!   check, see `slab`); destroy fences it out (`Token::retire`) before
 //!   waiting for event acknowledgements.
 
+// The layers, each importing only those above it in this list: the state
+// word, the address table, the slot layout, the slabs, the kinds and their
+// slabs, the event counters, the record, its counted reference, the hosted
+// records, plain handles, the roots; then this public face and the destroy
+// protocol (`events`).
+mod ack;
+mod count;
 pub(crate) mod events;
+mod handles;
 mod hosted;
+mod kinds;
 mod obj;
 mod rec;
 mod roots;
 pub(crate) mod slab;
+mod slot;
 mod table;
 
-pub(crate) use events::EventCounts;
-use obj::{KINDS, Probe};
-pub(crate) use obj::{Kind, KindOf, New, Obj, Token};
+pub(crate) use ack::EventCounts;
+pub(crate) use handles::Handles;
+pub(crate) use kinds::{Kind, KindOf};
+use kinds::{KindSlab, SLABS, slab_of};
+pub(crate) use obj::Obj;
 pub(crate) use rec::Ref;
+pub(crate) use slot::New;
 
 use crate::entry::{Errno, Result};
 use std::any::{Any, TypeId};
@@ -182,35 +195,6 @@ pub(crate) fn retire_if<T: CObject>(
     })
 }
 
-/// The slab of a kind (see [`SLABS`]).
-struct KindSlab {
-    probe: &'static dyn Probe,
-    /// The owner type `O` of the records in its slots.
-    owner: TypeId,
-    /// The records in its slots release through it.
-    token: &'static dyn Token,
-    /// Its address check, inlined in [`get`].
-    find: slab::Finder,
-}
-
-/// The slab (at most one per kind) whose slots hold the records of a kind's
-/// Rust-provider objects.
-static SLABS: [OnceLock<KindSlab>; KINDS] = [const { OnceLock::new() }; KINDS];
-
-/// The token of `k`'s slab, which releases the objects whose records are
-/// in its slots.
-pub(super) fn slot_token(k: Kind) -> Option<&'static dyn Token> {
-    SLABS[k as usize].get().map(|e| e.token)
-}
-
-/// The slab registered for `k` with owner `O`.
-#[inline(always)]
-fn slab_of<O: 'static>(k: Kind) -> Option<&'static KindSlab> {
-    SLABS[k as usize]
-        .get()
-        .filter(|e| e.owner == TypeId::of::<O>())
-}
-
 /// Hands a provider's new object to C: registered as a `C::KIND` owned by
 /// `ctx`; returns the pointer C gets. A slab's object keeps its record in
 /// its slot (no allocation); a hosted C provider's goes into a record slot
@@ -329,17 +313,6 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
     out
 }
 
-/// How many objects C holds now (for leak tests).
-#[allow(dead_code)]
-pub(crate) fn live_count() -> usize {
-    let mut n = 0;
-    for k in SLABS.iter().filter_map(OnceLock::get) {
-        k.probe
-            .each(&mut |h| n += usize::from(h.state.load(Ordering::Relaxed) & rec::REG != 0));
-    }
-    n + hosted::count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,6 +333,7 @@ mod tests {
     }
 
     struct Other(UnsafeCell<u64>);
+    // SAFETY: test type; the cell is only touched through its address.
     #[allow(unsafe_code)]
     unsafe impl Sync for Other {}
     impl CObject for Other {
@@ -473,7 +447,7 @@ mod tests {
     }
 
     use crate::abi::{ibv_dm, ibv_pd};
-    use slab::{Slab, tag_of};
+    use slab::Slab;
 
     /// A slab object (kind Dm: no real provider's slab uses that kind).
     #[repr(C)]
@@ -482,7 +456,7 @@ mod tests {
         c: [u64; 4],
         alive: Arc<()>,
     }
-    static THINGS: Slab<Thing> = Slab::new(tag_of("object::tests::Thing"));
+    static THINGS: Slab<Thing> = Slab::new();
     /// The owner (a context) of the test's records.
     struct Owner;
 

@@ -1,29 +1,29 @@
 //! A reference to a registry record, in its slab slot (a Rust provider's
 //! object's own slot, or a hosted C provider's record slot, see `hosted`).
 //!
-//! A slot's record is counted by the slot's `state`: [`REG`] while C holds
-//! the object (the registry's own reference), plus one per [`Ref`]. A
-//! reference is only taken while `REG` is set (compare-and-swap), so a
-//! destroyed object is never found again; the record and the object go when
-//! the count reaches 0, as with an `Arc`. The slot's memory is type-stable,
-//! so reading the state of a stale slot is always safe.
+//! A slot's record is counted by the slot's state ([`RegCount`]): the
+//! registered bit while C holds the object (the registry's own reference),
+//! plus one per [`Ref`]. A reference is only taken while the object is
+//! registered, so a destroyed object is never found again; the record and
+//! the object go when the count reaches 0, as with an `Arc`. The slot's
+//! memory is type-stable, so reading the state of a stale slot is always
+//! safe.
 #![allow(unsafe_code)]
 
-use super::obj::{Home, Kind, New, Obj};
+use super::count::RegCount;
+use super::kinds::Kind;
+use super::obj::Obj;
+use super::slot::{Home, New};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering, fence};
-
-/// Set in a slot's state while the object is registered (C holds it).
-pub(crate) const REG: u32 = 1 << 31;
 
 /// A counted reference to a live (or just destroyed) object's record: what
 /// [`super::get`] returns; derefs to the [`Obj`].
 pub(crate) struct Ref<O: 'static> {
     obj: NonNull<Obj<O>>,
     /// The slot's state.
-    state: &'static AtomicU32,
+    state: &'static RegCount,
 }
 
 // SAFETY: a shared reference to an `Obj<O>`, which is Send + Sync for
@@ -37,20 +37,9 @@ impl<O> Ref<O> {
     /// registered.
     #[inline]
     pub(crate) fn acquire(home: Home) -> Option<Ref<O>> {
-        let st = home.state;
-        let mut s = st.load(Ordering::Relaxed);
-        loop {
-            if s & REG == 0 {
-                return None;
-            }
-            match st.compare_exchange_weak(s, s + 1, Ordering::Acquire, Ordering::Relaxed) {
-                Ok(_) => break,
-                Err(v) => s = v,
-            }
-        }
-        Some(Ref {
+        home.state.acquire().then(|| Ref {
             obj: home.rec.cast(),
-            state: st,
+            state: home.state,
         })
     }
 
@@ -64,25 +53,20 @@ impl<O> Ref<O> {
         // Only Vacant::fill makes a New with a home, for its vacant slot
         // (state 0: no reference can be taken, nobody reads the record);
         // the New is consumed here, so this happens once per fill.
-        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
+        debug_assert!(home.state.is_free());
         // SAFETY: room for an Obj<O> (RecSpace), unread at state 0.
         unsafe { home.rec.cast::<Obj<O>>().write(obj) };
-        home.state.store(REG | 1, Ordering::Release);
+        home.state.register();
         // SAFETY: just written; the object follows its record.
         unsafe { home.rec.cast::<Obj<O>>().as_ref() }.addr()
     }
 
-    /// Clears `REG` and drops the registry's reference (the caller's keeps
-    /// the record). False if it was not registered (a racing
+    /// Clears the registered bit and drops the registry's reference (the
+    /// caller's keeps the record). False if it was not registered (a racing
     /// unregistration won). A hosted record's address also leaves the
     /// table: see `hosted::unregister`, which calls this.
     pub(crate) fn unregister(&self) -> bool {
-        let r = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |s| {
-                (s & REG != 0).then(|| (s & !REG) - 1)
-            });
-        r.is_ok()
+        self.state.unregister()
     }
 }
 
@@ -97,7 +81,7 @@ impl<O> std::ops::Deref for Ref<O> {
 
 impl<O> Clone for Ref<O> {
     fn clone(&self) -> Ref<O> {
-        self.state.fetch_add(1, Ordering::Relaxed);
+        self.state.add();
         Ref {
             obj: self.obj,
             state: self.state,
@@ -110,10 +94,9 @@ impl<O> Drop for Ref<O> {
     /// decrement only; the end of the record is out of line.
     #[inline(always)]
     fn drop(&mut self) {
-        if self.state.fetch_sub(1, Ordering::Release) != 1 {
-            return;
+        if self.state.release() {
+            end(self.obj);
         }
-        end(self.obj);
     }
 }
 
@@ -121,8 +104,7 @@ impl<O> Drop for Ref<O> {
 #[cold]
 #[inline(never)]
 fn end<O>(obj: NonNull<Obj<O>>) {
-    fence(Ordering::Acquire);
-    // SAFETY: the last reference (state 0, REG clear: nobody can take
+    // SAFETY: the last reference (state 0, not registered: nobody can take
     // another) of a slot's record.
     unsafe { Obj::end_in_slot(obj.as_ptr()) };
 }

@@ -4,26 +4,22 @@
 //! path's most frequent look-up. A root's record is a slot of a static
 //! array (type-stable: reading a stale slot is always safe), picked among a
 //! few slots (a window) from the bucket its address hashes to. The slot's
-//! `state` counts it as `rec` does for slab records: [`REG`] while C holds
-//! the root (the registry's own reference), plus one per [`Held`]. A
-//! reference is only taken while `REG` is set, then the slot's key is read
+//! `state` counts it as `rec` does for slab records ([`RegCount`]): the
+//! registered bit while C holds the root (the registry's own reference),
+//! plus one per [`Held`]. A reference is only taken while the root is
+//! registered, then the slot's key is read
 //! again, so a retired or reused slot is never mistaken for the root asked
 //! for; the registry's `Arc` goes with the slot's last reference. A root
 //! whose window is full goes to the locked table instead (see `super`).
 #![allow(unsafe_code)]
 
+use super::count::RegCount;
 use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
-
-/// Set in a slot's state while its root is registered.
-const REG: u32 = 1 << 31;
-/// A claimed slot's state while it is being filled: no `REG`, so nobody
-/// takes a reference, and not 0, so nobody else claims it.
-const FILLING: u32 = 1;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many slots (a power of two) and how many of them one address may use.
 const SLOTS: usize = 256;
@@ -40,22 +36,22 @@ struct Val {
 struct Slot {
     /// The C address (read without a reference: checked again after one).
     key: AtomicUsize,
-    state: AtomicU32,
-    /// Written by the slot's claimer at state [`FILLING`] (nobody reads
+    state: RegCount,
+    /// Written by the slot's claimer while filling (nobody reads
     /// it then), read by holders of a reference (it does not change while
     /// one exists).
     val: UnsafeCell<MaybeUninit<Val>>,
 }
 
 // SAFETY: `val` is only written while no reference to the slot can exist
-// or be taken (see `Slot::val`), and published by the Release store of
-// `REG`; the other fields are atomics. The roots are Send + Sync.
+// or be taken (see `Slot::val`), and published by the registration's
+// Release store; the other fields are atomics. The roots are Send + Sync.
 unsafe impl Sync for Slot {}
 
 static ROOTS: [Slot; SLOTS] = [const {
     Slot {
         key: AtomicUsize::new(0),
-        state: AtomicU32::new(0),
+        state: RegCount::new(),
         val: UnsafeCell::new(MaybeUninit::uninit()),
     }
 }; SLOTS];
@@ -104,17 +100,11 @@ impl<T: Send + Sync + 'static> Held<T> {
         }
     }
 
-    /// Clears `REG` and drops the registry's reference: the root is no
-    /// longer found. False if another thread did first (or, for
+    /// Clears the registered bit and drops the registry's reference: the
+    /// root is no longer found. False if another thread did first (or, for
     /// [`Held::owned`], always: the caller unregisters those).
     pub(super) fn unregister(&self) -> bool {
-        self.slot.is_some_and(|s| {
-            s.state
-                .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |s| {
-                    (s & REG != 0).then(|| (s & !REG) - 1)
-                })
-                .is_ok()
-        })
+        self.slot.is_some_and(|s| s.state.unregister())
     }
 }
 
@@ -134,12 +124,9 @@ impl<T: 'static> Drop for Held<T> {
         // the registry's Arc through its own pointer: typed, it need not
         // read the slot's value, which the slot's next root may overwrite.
         if let Some(s) = self.slot
-            && s.state.fetch_sub(1, Ordering::Release) != 1
+            && !s.state.release()
         {
             return;
-        }
-        if self.slot.is_some() {
-            fence(Ordering::Acquire);
         }
         drop_arc(self.obj);
     }
@@ -155,23 +142,15 @@ fn drop_arc<T>(obj: NonNull<T>) {
 }
 
 /// Gives back a reference to `s` that was taken for another root (of
-/// unknown type). The last one (state 1: no `REG`, no other reference, so
-/// nobody else can change it) drops the registry's `Arc` through the
-/// slot's value before the slot is free (state 0) for another root.
+/// unknown type). The last one (kept at state 1: not registered, no other
+/// reference, so nobody else can change it) drops the registry's `Arc`
+/// through the slot's value before the slot is free for another root.
 #[cold]
 #[inline(never)]
 fn put_back(s: &'static Slot) {
-    let mut st = s.state.load(Ordering::Relaxed);
-    while st != 1 {
-        match s
-            .state
-            .compare_exchange_weak(st, st - 1, Ordering::Release, Ordering::Relaxed)
-        {
-            Ok(_) => return,
-            Err(v) => st = v,
-        }
+    if s.state.release_unless_last() {
+        release(s);
     }
-    release(s);
 }
 
 /// Drops the registry's `Arc` of a slot whose last reference we hold,
@@ -179,14 +158,13 @@ fn put_back(s: &'static Slot) {
 #[cold]
 #[inline(never)]
 fn release(s: &'static Slot) {
-    fence(Ordering::Acquire);
     // SAFETY: the slot's value is written (it was registered) and does
     // not change until the slot is free (below).
     let v = unsafe { (*s.val.get()).assume_init() };
     // SAFETY: the pointer the registry's Arc was turned into (`put`);
-    // REG clear and no other reference, so nobody else uses it.
+    // not registered and no other reference, so nobody else uses it.
     drop(unsafe { Arc::from_raw(v.obj) });
-    s.state.store(0, Ordering::Release);
+    s.state.clear();
 }
 
 /// Registers `obj` at C address `key`, if its window has a free slot;
@@ -195,21 +173,18 @@ pub(super) fn put<T: Any + Send + Sync>(key: usize, obj: Arc<T>) -> Result<(), A
     let h = home(key);
     for i in 0..WINDOW {
         let s = &ROOTS[(h + i) % SLOTS];
-        if s.state
-            .compare_exchange(0, FILLING, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+        if !s.state.claim() {
             continue;
         }
         let val = Val {
             ty: TypeId::of::<T>(),
             obj: Arc::into_raw(obj as Arc<dyn Any + Send + Sync>),
         };
-        // SAFETY: claimed (state FILLING): no reference exists or can be
+        // SAFETY: claimed (being filled): no reference exists or can be
         // taken, so nobody reads the value.
         unsafe { (*s.val.get()).write(val) };
         s.key.store(key, Ordering::Relaxed);
-        s.state.store(REG | 1, Ordering::Release);
+        s.state.register();
         return Ok(());
     }
     Err(obj)
@@ -247,21 +222,11 @@ fn get_in_window<T: Send + Sync + 'static>(h: usize, key: usize) -> Option<Held<
 /// A reference to `s`'s root if it is registered, of type `T`, at `key`.
 #[inline(always)]
 fn acquire<T: Send + Sync + 'static>(s: &'static Slot, key: usize) -> Option<Held<T>> {
-    let mut st = s.state.load(Ordering::Relaxed);
-    loop {
-        if st & REG == 0 {
-            return None;
-        }
-        match s
-            .state
-            .compare_exchange_weak(st, st + 1, Ordering::Acquire, Ordering::Relaxed)
-        {
-            Ok(_) => break,
-            Err(v) => st = v,
-        }
+    if !s.state.acquire() {
+        return None;
     }
     // SAFETY: registered when the reference was taken (Acquire of the
-    // filler's Release store of REG): the value is written and stays so
+    // registration's Release store): the value is written and stays so
     // while the reference is held.
     let val = unsafe { (*s.val.get()).assume_init() };
     // The slot may have been refilled for another root between the key's

@@ -30,14 +30,13 @@
 //! destroyer (pins are held for one call, never across calls).
 #![allow(unsafe_code)]
 
-use super::Token;
-use super::obj::{Home, Probe, REC_TO_VAL, RecSpace};
+use super::slot::{Finder, Header, Home, New, Probe, REC_TO_VAL, Token};
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, offset_of};
 use std::ptr::NonNull;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// Slots committed by the first growth; each growth doubles the count.
 const BASE: usize = 8;
@@ -51,19 +50,11 @@ const HEAP_RESERVE: usize = 1 << 20;
 /// Set in a slot's `pins` while it holds a live object.
 const LIVE: u32 = 1 << 31;
 
+/// A slot: the header every slab shares ([`Header`]: pin word, reference
+/// state, record room), then the object.
 #[repr(C)]
 struct Slot<T> {
-    /// [`LIVE`] while the slot holds a live object, plus the data-path calls
-    /// in flight on it ([`Pinned`]): one word, so that the pin is one atomic
-    /// add that also sees whether the object is live.
-    pins: AtomicU32,
-    /// The control path's hold on the object: whether C holds it and how
-    /// many references the core has (see `super::rec`).
-    state: AtomicU32,
-    /// The object's registry record while `state` has [`super::rec::REG`]
-    /// or a count. On the free list, `state` holds the link to the next free
-    /// slot instead (see [`Slab::head`]; never `REG`, so never a record).
-    rec: UnsafeCell<MaybeUninit<RecSpace>>,
+    head: Header,
     val: UnsafeCell<MaybeUninit<T>>,
 }
 
@@ -108,11 +99,10 @@ unsafe impl<T: Send + Sync> Send for Slab<T> {}
 const VAL: usize = offset_of!(Slot<u64>, val);
 
 impl<T: Send + Sync + 'static> Slab<T> {
-    /// A slab named by `tag` (non-zero; the type's name hash by convention,
-    /// see [`tag_of`]). Slots need no tag of their own: each slab has its
-    /// own address range, so a live slot of it holds one of its objects.
-    pub(crate) const fn new(tag: u64) -> Self {
-        assert!(tag != 0);
+    /// An empty slab: its range is reserved at the first slot taken. Slots
+    /// need no tag: each slab has its own address range, so a live slot of
+    /// it holds one of its objects.
+    pub(crate) const fn new() -> Self {
         Slab {
             base: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
@@ -155,8 +145,8 @@ impl<T: Send + Sync + 'static> Slab<T> {
     #[inline(always)]
     pub(crate) fn pin(&'static self, p: *const c_void) -> Option<Pinned<T>> {
         let s = self.slot_of(p)?;
-        if s.pins.fetch_add(1, Ordering::SeqCst) & LIVE == 0 {
-            s.pins.fetch_sub(1, Ordering::Release);
+        if s.head.pins.fetch_add(1, Ordering::SeqCst) & LIVE == 0 {
+            s.head.pins.fetch_sub(1, Ordering::Release);
             return None;
         }
         Some(Pinned { slot: s })
@@ -240,7 +230,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
             // Another thread may have popped this slot meanwhile (its state is
             // then 0 or a record's): the count in `head` has changed, and the
             // compare-exchange below fails, so what was read goes unused.
-            let next = self.slot(k).state.load(Ordering::Relaxed);
+            let next = self.slot(k).head.state.link();
             let new = (h >> 32).wrapping_add(1) << 32 | u64::from(next);
             match self
                 .head
@@ -248,7 +238,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
             {
                 // Our slot now: its state back to "no record" for `fill`.
                 Ok(_) => {
-                    self.slot(k).state.store(0, Ordering::Relaxed);
+                    self.slot(k).head.state.set_link(0);
                     return Some(k);
                 }
                 Err(now) => h = now,
@@ -263,7 +253,7 @@ impl<T: Send + Sync + 'static> Slab<T> {
         let s = self.slot(k);
         let mut h = self.head.load(Ordering::Relaxed);
         loop {
-            s.state.store(h as u32, Ordering::Relaxed);
+            s.head.state.set_link(h as u32);
             let new = (h >> 32).wrapping_add(1) << 32 | (k as u64 + 1);
             // Release: the link above and the object's drop happen before
             // the slot can be popped.
@@ -288,12 +278,12 @@ impl<T: Send + Sync + 'static> Slab<T> {
         self.put_back(std::ptr::from_ref(s).cast_mut());
     }
 
-    /// Live objects (for leak tests): slots marked live.
-    #[allow(dead_code)]
+    /// Live objects (for the tests): slots marked live.
+    #[cfg(test)]
     pub(crate) fn live(&'static self) -> usize {
         let len = self.len.load(Ordering::Acquire);
         (0..len)
-            .filter(|&k| self.slot(k).pins.load(Ordering::Relaxed) & LIVE != 0)
+            .filter(|&k| self.slot(k).head.pins.load(Ordering::Relaxed) & LIVE != 0)
             .count()
     }
 }
@@ -354,54 +344,6 @@ fn reserve(_want: usize, align: usize) -> (*mut u8, usize) {
 #[cfg(miri)]
 fn commit(_base: *mut u8, _len: usize) {}
 
-/// A slab's address check without its type `T` (the registry's lookups, by
-/// kind): the same arithmetic as [`Slab::slot_of`], with the slot geometry
-/// as values. Every slot's header has the same layout (`HEADER`), so the
-/// record's home follows from the slot's address alone.
-#[derive(Clone, Copy)]
-pub(crate) struct Finder {
-    base: &'static AtomicPtr<u8>,
-    len: &'static AtomicUsize,
-    /// The inverse of the slot size's odd part, and its power of two.
-    inv: usize,
-    tz: u32,
-    val_off: usize,
-}
-
-impl Finder {
-    /// The home of the slot whose object is at `p`, if `p` is exactly such
-    /// an address of the slab's committed range. Reads no memory at `p`.
-    #[inline(always)]
-    pub(crate) fn home(&self, p: *const c_void) -> Option<Home> {
-        // `len` first: a non-zero length was published after `base`.
-        let len = self.len.load(Ordering::Acquire);
-        let base = self.base.load(Ordering::Relaxed);
-        let off = (p as usize)
-            .wrapping_sub(self.val_off)
-            .wrapping_sub(base as usize);
-        if off.wrapping_mul(self.inv).rotate_right(self.tz) >= len {
-            return None;
-        }
-        // A slot of our committed range (never released), reached from the
-        // range's pointer, so the object after the record stays reachable
-        // from it (`Obj::addr`).
-        let s = base.wrapping_add(off);
-        // SAFETY: a slot of the committed range, never released (hence not
-        // NULL: spares the caller's Option a test).
-        unsafe { std::hint::assert_unchecked(!s.is_null()) };
-        // SAFETY: the slot's header words, in our committed range; never
-        // unmapped (type-stable memory); atomics only.
-        let state = unsafe { &*s.wrapping_add(STATE).cast::<AtomicU32>() };
-        // SAFETY: inside the same committed slot, not NULL.
-        let rec = unsafe { NonNull::new_unchecked(s.wrapping_add(REC).cast::<RecSpace>()) };
-        Some(Home { state, rec })
-    }
-}
-
-/// Where a slot's reference state and record room are, for every `T`.
-const STATE: usize = offset_of!(Slot<u64>, state);
-const REC: usize = offset_of!(Slot<u64>, rec);
-
 /// The inverse of the odd part of `Slot<T>`'s size (see [`slot_index`]).
 const fn slot_inv<T>() -> usize {
     let sz = size_of::<Slot<T>>();
@@ -436,19 +378,6 @@ const fn inverse(d: usize) -> usize {
     x
 }
 
-/// FNV-1a of a type name: a distinct non-zero tag per object type.
-pub(crate) const fn tag_of(name: &str) -> u64 {
-    let b = name.as_bytes();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < b.len() {
-        h ^= b[i] as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    h | 1
-}
-
 /// A slot taken from the free list, not yet holding an object; goes back
 /// if dropped unfilled (a failed create).
 pub(crate) struct Vacant<T: Send + Sync + 'static> {
@@ -465,21 +394,21 @@ impl<T: Send + Sync + 'static> Vacant<T> {
     }
 
     /// Builds the object in the slot and makes it live: `pin` finds it from
-    /// now on. Returns what the registry owns ([`super::New`]).
-    pub(crate) fn fill(self, v: T) -> super::New {
+    /// now on. Returns what the registry owns ([`New`]).
+    pub(crate) fn fill(self, v: T) -> New {
         // SAFETY: a plain write of a whole value, which cannot unwind.
         unsafe { self.fill_in_place(|p| p.write(v)) }
     }
 
     /// As [`Vacant::fill`], with `init` writing the value in the slot
     /// before it is live: a large C struct is set there, not built on the
-    /// stack and copied twice (the QP's: issue #13's qp_lifecycle row).
+    /// stack and copied twice (the QP's: the qp_lifecycle bench row).
     ///
     /// # Safety
     /// `init` initialises the whole value at the pointer it gets (valid for
     /// writes, aligned, uninitialised) and does not unwind.
     #[inline]
-    pub(crate) unsafe fn fill_in_place(self, init: impl FnOnce(*mut T)) -> super::New {
+    pub(crate) unsafe fn fill_in_place(self, init: impl FnOnce(*mut T)) -> New {
         let () = Slot::<T>::VAL_AFTER_REC;
         let slot = self.slot;
         let slab = self.slab;
@@ -490,13 +419,13 @@ impl<T: Send + Sync + 'static> Vacant<T> {
         unsafe {
             init((*(*slot).val.get()).as_mut_ptr());
             // Calls that failed their pin may still be backing out.
-            (*slot).pins.fetch_or(LIVE, Ordering::SeqCst);
+            (*slot).head.pins.fetch_or(LIVE, Ordering::SeqCst);
         }
         // SAFETY: projection inside our chunk.
         let p = unsafe { (*slot).val.get() }.cast::<c_void>();
         // SAFETY: our slot, never unmapped.
         let home = Slot::home(unsafe { &*slot });
-        super::New::in_slot(NonNull::new(p).expect("slot address"), slab, home, slab)
+        New::in_slot(NonNull::new(p).expect("slot address"), slab, home, slab)
     }
 }
 
@@ -511,9 +440,9 @@ impl<T: Send + Sync + 'static> Token for Slab<T> {
         let Some(s) = self.slot_of(c.as_ptr()) else {
             return;
         };
-        s.pins.fetch_and(!LIVE, Ordering::SeqCst);
+        s.head.pins.fetch_and(!LIVE, Ordering::SeqCst);
         let mut spins = 0u32;
-        while s.pins.load(Ordering::SeqCst) != 0 {
+        while s.head.pins.load(Ordering::SeqCst) != 0 {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(64) {
                 std::thread::yield_now();
@@ -544,8 +473,8 @@ pub(crate) struct Unpinned<T: 'static>(Slab<T>);
 
 impl<T: Send + Sync + 'static> Unpinned<T> {
     /// As [`Slab::new`].
-    pub(crate) const fn new(tag: u64) -> Self {
-        Unpinned(Slab::new(tag))
+    pub(crate) const fn new() -> Self {
+        Unpinned(Slab::new())
     }
 
     /// As [`Slab::vacant`].
@@ -557,21 +486,25 @@ impl<T: Send + Sync + 'static> Unpinned<T> {
     pub(crate) fn finder(&'static self) -> Finder {
         self.0.finder()
     }
+}
+
+/// The token of the slots themselves (a hosted record's slot, which its
+/// record releases when it ends).
+impl<T: Send + Sync + 'static> Token for Unpinned<T> {
+    /// Nothing to fence: no pin can reach the slot.
+    unsafe fn retire(&self, _c: NonNull<c_void>) {}
 
     /// Drops the object at `c` and puts its slot back on the free list,
     /// at once: nothing can pin it (see the type).
-    ///
-    /// # Safety
-    /// `c` came from [`Vacant::fill`] of this slab, nobody refers to its
-    /// object any more, and it is not released again.
-    pub(crate) unsafe fn release(&'static self, c: NonNull<c_void>) {
+    unsafe fn release(&self, c: NonNull<c_void>) {
         let Some(s) = self.0.slot_of(c.as_ptr()) else {
             return;
         };
         // Never pinned: the pin word holds the live bit `fill` set and no
         // count. The bit stays (only `pin` reads it; `fill` sets it again).
-        debug_assert_eq!(s.pins.load(Ordering::Relaxed), LIVE, "pinned");
-        // SAFETY: per the contract; no pin exists (the type has no `pin`).
+        debug_assert_eq!(s.head.pins.load(Ordering::Relaxed), LIVE, "pinned");
+        // SAFETY: per the trait's contract (a filled slot of this slab that
+        // nobody refers to any more); no pin exists (the type has no `pin`).
         unsafe { self.0.drop_and_put_back(s) };
     }
 }
@@ -582,19 +515,15 @@ impl<T> Slot<T> {
         // object after it stays reachable from the record (`Obj::addr`).
         let p = std::ptr::from_ref(self).cast_mut();
         Home {
-            state: &self.state,
+            state: &self.head.state,
             // SAFETY: a projection inside our slot.
-            rec: unsafe { NonNull::new_unchecked(&raw mut (*p).rec) }.cast(),
+            rec: unsafe { NonNull::new_unchecked(&raw mut (*p).head.rec) }.cast(),
         }
     }
 
-    /// The object follows the record room ([`REC_TO_VAL`]), and the header
-    /// is the same for every `T` ([`Finder`]).
-    const VAL_AFTER_REC: () = assert!(
-        offset_of!(Slot<T>, val) == offset_of!(Slot<T>, rec) + REC_TO_VAL
-            && offset_of!(Slot<T>, state) == STATE
-            && offset_of!(Slot<T>, rec) == REC
-    );
+    /// The object follows the header, whose record room ends it
+    /// ([`REC_TO_VAL`]): the same place for every `T` ([`Finder`]).
+    const VAL_AFTER_REC: () = assert!(offset_of!(Slot<T>, val) == size_of::<Header>());
 }
 
 impl<T: Send + Sync + 'static> Probe for Slab<T> {
@@ -647,24 +576,24 @@ impl<T> Pinned<T> {
     /// of waiting, e.g. for a lock; the destroy waits for it).
     #[inline]
     pub(crate) fn alive(&self) -> bool {
-        self.slot.pins.load(Ordering::Relaxed) & LIVE != 0
+        self.slot.head.pins.load(Ordering::Relaxed) & LIVE != 0
     }
 }
 
 impl<T> Drop for Pinned<T> {
     #[inline]
     fn drop(&mut self) {
-        self.slot.pins.fetch_sub(1, Ordering::Release);
+        self.slot.head.pins.fetch_sub(1, Ordering::Release);
     }
 }
 
 // The slot's header: the pin word, the reference state and the record.
 const _: () = assert!(VAL == 8 + REC_TO_VAL);
+const _: () = assert!(VAL == size_of::<Header>());
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::object::New;
 
     #[repr(C)]
     struct Thing {
@@ -672,8 +601,8 @@ mod tests {
         v: std::sync::Arc<()>,
     }
 
-    static THINGS: Slab<Thing> = Slab::new(tag_of("Thing"));
-    static OTHERS: Slab<Thing> = Slab::new(tag_of("Other"));
+    static THINGS: Slab<Thing> = Slab::new();
+    static OTHERS: Slab<Thing> = Slab::new();
 
     fn make(s: &'static Slab<Thing>, c: u64) -> (New, std::sync::Arc<()>) {
         let v = std::sync::Arc::new(());
@@ -754,8 +683,8 @@ mod tests {
         let f = THINGS.finder();
         let h = f.home(p).expect("a slot's object");
         let s = THINGS.slot_of(p).expect("a slot's object");
-        assert!(std::ptr::eq(h.state, &s.state));
-        assert_eq!(h.rec.as_ptr().cast::<u8>(), s.rec.get().cast::<u8>());
+        assert!(std::ptr::eq(h.state, &s.head.state));
+        assert_eq!(h.rec.as_ptr().cast::<u8>(), s.head.rec.get().cast::<u8>());
         for q in [
             p.cast::<u8>().wrapping_add(8).cast(),
             std::ptr::null(),
@@ -769,7 +698,7 @@ mod tests {
 
     #[test]
     fn empty_slab_refuses_all() {
-        static NONE: Slab<Thing> = Slab::new(tag_of("None"));
+        static NONE: Slab<Thing> = Slab::new();
         for p in [0usize, VAL, 4096, usize::MAX - VAL + 1] {
             assert!(NONE.pin(p as *const c_void).is_none());
             assert!(
@@ -820,7 +749,7 @@ mod tests {
         // Threads take and release slots of one slab at once: no slot is
         // ever handed to two owners (each object keeps its own value), and
         // none is lost (all come back to the free list, then are reused).
-        static RACE: Slab<Thing> = Slab::new(tag_of("Race"));
+        static RACE: Slab<Thing> = Slab::new();
         let (threads, rounds) = if cfg!(miri) { (3, 30) } else { (4, 3000) };
         let ts: Vec<_> = (0..threads)
             .map(|t| {
@@ -854,7 +783,7 @@ mod tests {
     fn unpinned_release_without_retire() {
         // A slab nothing pins gives a slot back at once: its object dropped
         // in place, the slot the next one taken.
-        static FREE: Unpinned<Thing> = Unpinned::new(tag_of("Unpinned"));
+        static FREE: Unpinned<Thing> = Unpinned::new();
         let v = std::sync::Arc::new(());
         let n = FREE.vacant().fill(Thing { c: 5, v: v.clone() });
         let p = std::mem::ManuallyDrop::new(n).c();

@@ -14,12 +14,8 @@ use crate::entry::{Errno, Result};
 #[repr(u8)]
 pub(crate) enum Verb {
     QueryPort,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    FreeContext,
     CreateCq,
     DestroyCq,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    CreateQp,
     DestroyQp,
     CreateSrq,
     DestroySrq,

@@ -61,11 +61,6 @@ impl<'a> IoctlCmd<'a> {
         }
     }
 
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn ptr_in_pod<T: Pod>(&mut self, id: u16, v: &'a T) -> Attr {
-        self.ptr_in(id, v.as_bytes())
-    }
-
     /// `PTR_OUT`: always by pointer.
     pub(crate) fn ptr_out(&mut self, id: u16, data: &'a mut [u8]) -> Attr {
         Attr(self.buf.push_ptr_out(id, UVERBS_ATTR_F_MANDATORY, data))

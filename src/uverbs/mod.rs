@@ -32,9 +32,7 @@ pub(crate) mod srq;
 pub(crate) mod wq;
 pub(crate) mod xrcd;
 
-use std::fs::OpenOptions;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use ioctl::IoctlCmd;
@@ -58,14 +56,6 @@ pub(crate) struct Uverbs {
 }
 
 impl Uverbs {
-    /// Opens `path` (e.g. `/dev/infiniband/uverbs0`) read-write, close-on-exec.
-    /// `driver_id` is the provider's `RDMA_DRIVER_*`, sent in every ioctl header.
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn open(path: &Path, driver_id: u32) -> Result<Uverbs> {
-        let f = OpenOptions::new().read(true).write(true).open(path)?;
-        Ok(Uverbs::from_fd(f.into(), driver_id))
-    }
-
     /// Takes over an already open uverbs fd and probes the transport.
     pub(crate) fn from_fd(fd: OwnedFd, driver_id: u32) -> Uverbs {
         let u = Uverbs {
@@ -117,12 +107,6 @@ impl Uverbs {
     /// Whether write() commands go through the `INVOKE_WRITE` ioctl.
     pub(crate) fn ioctl_write(&self) -> bool {
         self.ioctl_write.load(Ordering::Relaxed)
-    }
-
-    /// Forces the transport of write() commands (tests, debugging).
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    pub(crate) fn set_ioctl_write(&self, on: bool) {
-        self.ioctl_write.store(on, Ordering::Relaxed);
     }
 
     // The checks are inlined, the lines out of line and cold: formatting

@@ -67,8 +67,3 @@ pub(crate) mod queue_buf {
     pub(crate) const CONSUMER_INDEX: usize = 256;
     pub(crate) const DATA: usize = 384;
 }
-
-#[expect(dead_code, reason = "the kernel's rxe ABI, kept whole")]
-pub(crate) const RXE_NETWORK_TYPE_IPV4: u8 = 1;
-#[expect(dead_code, reason = "the kernel's rxe ABI, kept whole")]
-pub(crate) const RXE_NETWORK_TYPE_IPV6: u8 = 2;

@@ -7,9 +7,7 @@ use crate::abi::*;
 use crate::context::ObjRef;
 use crate::entry::{Errno, Result, arg_mut, set_errno};
 use crate::object;
-use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
-use std::sync::{Mutex, MutexGuard};
 
 /// What a handle stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,35 +18,21 @@ pub(crate) struct Buf {
     pub size: usize,
 }
 
-/// Live handles, by address; the boxes give each handle a distinct address.
-static BUFS: Mutex<Option<HashMap<usize, Box<Buf>>>> = Mutex::new(None);
-
-fn bufs() -> MutexGuard<'static, Option<HashMap<usize, Box<Buf>>>> {
-    BUFS.lock().unwrap_or_else(|p| p.into_inner())
-}
+/// Live handles: each `Buf` in a slot of the object layer's handle slab,
+/// whose address is the handle.
+static BUFS: object::Handles<Buf> = object::Handles::new();
 
 /// The buffer behind a handle; EINVAL for anything ibv_alloc_buf did not return.
 pub(crate) fn lookup(handle: *const ibv_buf) -> Result<Buf> {
-    bufs()
-        .as_ref()
-        .and_then(|m| m.get(&(handle as usize)))
-        .map(|b| **b)
-        .ok_or(Errno::EINVAL)
+    BUFS.get(handle.cast()).ok_or(Errno::EINVAL)
 }
 
 fn insert(buf: Buf) -> *mut ibv_buf {
-    let b = Box::new(buf);
-    let key = &*b as *const Buf as usize;
-    bufs().get_or_insert_with(HashMap::new).insert(key, b);
-    key as *mut ibv_buf
+    BUFS.insert(buf).as_ptr().cast()
 }
 
 fn remove(handle: *mut ibv_buf) -> Result<Buf> {
-    bufs()
-        .as_mut()
-        .and_then(|m| m.remove(&(handle as usize)))
-        .map(|b| *b)
-        .ok_or(Errno::EINVAL)
+    BUFS.remove(handle.cast()).ok_or(Errno::EINVAL)
 }
 
 /// Replaces IBV_REG_MR_MASK_BUF in a registration request by the address range
@@ -122,29 +106,6 @@ pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
 pub unsafe extern "C" fn ibv_export_buf_dmabuf_fd(buf: *mut ibv_buf) -> c_int {
     lookup(buf)?;
     Err::<c_int, _>(Errno(libc::ENODATA))
-}
-
-#[unsafe(no_mangle)]
-#[entry(ptr)]
-pub unsafe extern "C" fn ibv_reg_buf_mr(
-    pd: *mut ibv_pd,
-    buf: *mut ibv_buf,
-    addr: *mut c_void,
-    length: usize,
-    access: c_int,
-) -> *mut ibv_mr {
-    let attr = ibv_mr_init_attr {
-        length,
-        access,
-        comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
-        iova: 0,
-        addr,
-        fd: 0,
-        fd_offset: 0,
-        dmah: std::ptr::null_mut(),
-        buf,
-    };
-    super::mr_ex::reg_ex(pd, &attr)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) 
     // SAFETY: a plugin's static ops table, which lives as long as the
     // plugin stays loaded (for good: plugins are never unloaded).
     if let Some(ops) = unsafe { ops.as_ref() } {
-        crate::providers::plugin::load::register(ops, &crate::driver_abi::V34);
+        crate::providers::plugin::registry::register(ops, &crate::driver_abi::V34);
     }
 }
 

@@ -31,7 +31,7 @@ pub unsafe extern "C" fn verbs_register_driver_65(ops: *const verbs_device_ops) 
     super::driver::init_verbs_log();
     // SAFETY: a plugin's static ops table, for good (plugins stay loaded).
     if let Some(ops) = unsafe { ops.as_ref() } {
-        crate::providers::plugin::load::register(ops, &V65);
+        crate::providers::plugin::registry::register(ops, &V65);
     }
 }
 

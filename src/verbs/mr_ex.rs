@@ -1,6 +1,7 @@
 //! ibv_reg_mr_ex (rdma-core 64): one registration call for every way of
 //! naming the memory. With no provider op of its own (rxe in rdma-core 64) the
-//! request becomes an ibv_reg_mr_iova2 or ibv_reg_dmabuf_mr registration.
+//! request becomes an ibv_reg_mr_iova2 or ibv_reg_dmabuf_mr registration;
+//! ibv_reg_buf_mr is one such request, on a buffer of `super::buf`.
 
 use crate::abi::*;
 use crate::context::ObjRef;
@@ -8,7 +9,7 @@ use crate::context::generic::mr;
 use crate::entry::{Errno, Result, arg_ref};
 use crate::flags::RegMrMask as M;
 use crate::object;
-use std::ffi::c_uint;
+use std::ffi::{c_int, c_uint, c_void};
 
 /// Which legacy registration a request stands for, or its errno.
 #[derive(Debug, PartialEq, Eq)]
@@ -78,6 +79,29 @@ pub unsafe extern "C" fn ibv_reg_mr_ex(
     // SAFETY: the caller's request, read only.
     let attr = unsafe { arg_ref(mr_init_attr)? };
     reg_ex(pd, attr)
+}
+
+#[unsafe(no_mangle)]
+#[entry(ptr)]
+pub unsafe extern "C" fn ibv_reg_buf_mr(
+    pd: *mut ibv_pd,
+    buf: *mut ibv_buf,
+    addr: *mut c_void,
+    length: usize,
+    access: c_int,
+) -> *mut ibv_mr {
+    let attr = ibv_mr_init_attr {
+        length,
+        access,
+        comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
+        iova: 0,
+        addr,
+        fd: 0,
+        fd_offset: 0,
+        dmah: std::ptr::null_mut(),
+        buf,
+    };
+    reg_ex(pd, &attr)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use crate::abi::*;
 use crate::context::Obj;
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::providers::rxe::lock::SpinLock;
 use crate::providers::rxe::queue::{ConsumerQueue, IndexWords, unmap_kept};
 
@@ -31,7 +31,7 @@ unsafe impl Sync for RxeCq {}
 // SAFETY: as above.
 unsafe impl Send for RxeCq {}
 
-pub(in crate::providers::rxe) static CQS: Slab<RxeCq> = Slab::new(tag_of("RxeCq"));
+pub(in crate::providers::rxe) static CQS: Slab<RxeCq> = Slab::new();
 
 /// The data path's check of C's CQ pointer (see `crate::object::slab`).
 #[inline]
@@ -176,7 +176,7 @@ impl Drop for CqState {
 
 const _: () = assert!(size_of::<CqState>() == 32);
 // The slab slot (8 B header, 16 B record, then this): 344 B, rdma-core's
-// rxe_cq is a 352 B malloc (issue #13's mem_cq_heap, which needs slots of
+// rxe_cq is a 352 B malloc (the mem_cq_heap bench row, which needs slots of
 // at most 344 B to count 8 new pages for its 100 CQs, see bench/report.py).
 const _: () = assert!(size_of::<RxeCq>() == 288 + 32);
 

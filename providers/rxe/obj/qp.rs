@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::abi::*;
 use crate::context::{Context, Obj};
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::providers::rxe::lock::SpinLock;
 use crate::providers::rxe::queue::ProducerQueue;
 
@@ -29,7 +29,7 @@ unsafe impl Sync for RxeQp {}
 // SAFETY: as above.
 unsafe impl Send for RxeQp {}
 
-pub(in crate::providers::rxe) static QPS: Slab<RxeQp> = Slab::new(tag_of("RxeQp"));
+pub(in crate::providers::rxe) static QPS: Slab<RxeQp> = Slab::new();
 
 /// The data path's check of C's QP pointer (see `crate::object::slab`).
 #[inline]
@@ -113,7 +113,7 @@ impl QpState {
 const _: () = assert!(size_of::<Sq>() == 40 && size_of::<Option<Rq>>() == 24);
 const _: () = assert!(size_of::<QpState>() == 80);
 // The slab slot (8 B header, 16 B record, then this): 464 B, rdma-core's
-// rxe_qp is a 490 B malloc (issue #13's mem_qp_heap, which counts whole
+// rxe_qp is a 490 B malloc (the mem_qp_heap bench row, which counts whole
 // pages of slots: see bench/report.py).
 const _: () = assert!(size_of::<RxeQp>() == 360 + 80);
 

@@ -13,7 +13,7 @@ use super::async_event::read_desc;
 use crate::abi::*;
 use crate::context::{Context, New, Obj, ObjRef};
 use crate::entry::{Errno, Result};
-use crate::object::slab::{Slab, tag_of};
+use crate::object::slab::Slab;
 use crate::object::{self, CObject};
 use crate::uverbs::device::CompEventDesc;
 use std::ffi::c_void;
@@ -36,7 +36,7 @@ unsafe impl Send for Channel {}
 #[allow(unsafe_code)]
 unsafe impl Sync for Channel {}
 
-static CHANNELS: Slab<Channel> = Slab::new(tag_of("Channel"));
+static CHANNELS: Slab<Channel> = Slab::new();
 
 fn state(ch: &Obj) -> Result<&Channel> {
     // SAFETY: the registered record keeps its object unreleased while `ch`

@@ -7,7 +7,7 @@ use crate::context::{Context, New, Obj};
 use crate::entry::{Errno, Result, set_errno};
 use crate::flags::{Access, Rereg};
 use crate::fork::{self, Advice};
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 use crate::object::{self, CObject};
 use crate::uverbs::IoctlCmd;
 use crate::uverbs::ids::*;
@@ -20,10 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MrType {
     Mr,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    Imported,
-    #[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-    Dmabuf,
 }
 
 /// What the library keeps about an MR besides its C struct.
@@ -52,7 +48,7 @@ unsafe impl Send for Mr {}
 #[allow(unsafe_code)]
 unsafe impl Sync for Mr {}
 
-static MRS: Slab<Mr> = Slab::new(tag_of("Mr"));
+static MRS: Slab<Mr> = Slab::new();
 
 /// The data path's check of an MR pointer (the MR of a bind).
 pub(crate) fn pin(p: *const ibv_mr) -> Option<Pinned<Mr>> {

@@ -4,7 +4,7 @@ use crate::abi::*;
 use crate::context::{New, Obj};
 use crate::entry::Result;
 use crate::object::CObject;
-use crate::object::slab::{Pinned, Slab, tag_of};
+use crate::object::slab::{Pinned, Slab};
 
 /// An MW of a uverbs provider: just the C struct (bind reads its rkey).
 #[repr(C)]
@@ -43,7 +43,7 @@ unsafe impl Send for Mw {}
 #[allow(unsafe_code)]
 unsafe impl Sync for Mw {}
 
-static MWS: Slab<Mw> = Slab::new(tag_of("Mw"));
+static MWS: Slab<Mw> = Slab::new();
 
 /// The data path's check of an MW pointer (ibv_bind_mw, bind WRs).
 pub(crate) fn pin(p: *const ibv_mw) -> Option<Pinned<Mw>> {

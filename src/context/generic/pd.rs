@@ -4,7 +4,7 @@ use crate::abi::*;
 use crate::context::{Context, New, Obj};
 use crate::entry::Result;
 use crate::object::CObject;
-use crate::object::slab::{Slab, tag_of};
+use crate::object::slab::Slab;
 use std::sync::Arc;
 
 /// A PD of a uverbs provider: just the C struct.
@@ -20,7 +20,7 @@ unsafe impl Send for Pd {}
 #[allow(unsafe_code)]
 unsafe impl Sync for Pd {}
 
-static PDS: Slab<Pd> = Slab::new(tag_of("Pd"));
+static PDS: Slab<Pd> = Slab::new();
 
 /// ALLOC_PD; the PD's C struct holds its context and kernel handle.
 pub(crate) fn alloc(ctx: &Arc<Context>, drv_in: &[u8], drv_out: &mut [u8]) -> Result<New> {
