@@ -251,6 +251,7 @@ vm_new_run() {
 # ROLE, ADDR, PEER and SHARED (RUNDIR/shared, writable by both, uncached) in its
 # environment. Sets VM_RC_A, VM_RC_B (each as vm_boot returns) and VM_ELAPSED.
 # One TCG CPU per guest by default (VM_SMP_TWO): the two guests share 2 cores.
+# VM_STREAM_A=1 streams guest a's output while they run.
 vm_udp_port_free() { ! ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
 vm_boot_two() {
   local run=$1 pa pb i
@@ -260,7 +261,7 @@ vm_boot_two() {
     vm_udp_port_free "$pa" && vm_udp_port_free "$pb" && break
   done
   (
-    VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
+    VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
     VM_CONFIG_EXTRA="ROLE=a ADDR=192.168.77.1 PEER=192.168.77.2 SHARED='$run/shared'"
     VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa"
                    -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:01"

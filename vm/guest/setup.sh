@@ -7,6 +7,7 @@ ip link set lo up
 # Two-host mode (vm/run-two-hosts.sh): rxe0 on the guest's own NIC, eth0, with
 # ADDR; the peer guest is PEER at the other end of the link.
 if [ -n "${ADDR:-}" ]; then
+  echo "vm-$ROLE" > /proc/sys/kernel/hostname   # Open MPI needs a host name
   ip link set eth0 up
   ip addr add "$ADDR/24" dev eth0
   rdma link add rxe0 type rxe netdev eth0
