@@ -10,16 +10,19 @@
 # shared/cases/LIB/CASE/, a/console.log and b/console.log).
 # Settings: TWO_HOSTS_SUITE=short|full, TWO_HOSTS_MODES ("SERVER:CLIENT ..."),
 # VM_TEST_ONLY=REGEX, VM_CASE_TIMEOUT (per process, default 120 s),
-# VM_TIMEOUT (each boot, default 1200 s), VM_KERNEL.
+# VM_TIMEOUT (each boot, default 1200 s short, 3600 s full), VM_KERNEL,
+# VM_RESULTS_NAME (results directory name under vm/out/).
+# (one block, read whole before it runs: editing the script meanwhile is safe)
+{
 set -euo pipefail
-VM_TIMEOUT=${VM_TIMEOUT:-1200}
-. "$(dirname "$0")/lib.sh"
 SUITE=${TWO_HOSTS_SUITE:-short}
+VM_TIMEOUT=${VM_TIMEOUT:-$([ "$SUITE" = short ] && echo 1200 || echo 3600)}
+. "$(dirname "$0")/lib.sh"
 
 [ -e "$OUR_LIB" ] || vm_die "$OUR_LIB is missing: run 'make' first"
 t_start=$(date +%s)
 vm_prepare
-run=$VM_OUT/vm-test-two-hosts; [ "$SUITE" = short ] && run=$run-short
+run=$VM_OUT/${VM_RESULTS_NAME:-vm-test-two-hosts}; [ "$SUITE" = short ] && run=$run-short
 [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
 rm -rf "$run"; mkdir -p "$run/shared/bin"; chmod 755 "$run"
 : > "$run/build-failures.tsv"
@@ -65,4 +68,5 @@ fi
 total=$(( $(date +%s) - t_start ))
 echo "vm-test-two-hosts: kernel $VM_KVER, VMs up ${VM_ELAPSED}s, total ${total}s"
 echo "vm-test-two-hosts: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+[ "$fail" = 0 ]; exit
+}

@@ -166,7 +166,6 @@ if [ "$SUITE" = full ]; then
   for t in write read atomic; do
     pair "ib_${t}_bw" tcp "ib_${t}_bw -d rxe0 -x $G -F -n 100 -p @PORT@" "ib_${t}_bw -d rxe0 -x $G -F -n 100 -p @PORT@ $SRV"
   done
-  pair ib_write_bw-q8 tcp "ib_write_bw -d rxe0 -x $G -F -n 100 -q 8 -p @PORT@" "ib_write_bw -d rxe0 -x $G -F -n 100 -q 8 -p @PORT@ $SRV"
   pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
   pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
   pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
