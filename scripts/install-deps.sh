@@ -12,6 +12,7 @@ PKGS=(
   ibverbs-providers procps xz-utils zstd                            #   (its kernel is fetched into vm/cache/ on first use)
   valgrind                                                          # make bench: instructions per operation (callgrind)
   lintian python3-pyverbs                                           # make deb (lintian), make pkg-test (a consumer of libibverbs1)
+  openmpi-bin libopenmpi-dev libucx0                                # the two-host MPI job (Open MPI's UCX pml; vm/run-two-hosts-tests.sh)
 )
 
 missing=()

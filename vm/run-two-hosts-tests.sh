@@ -29,12 +29,17 @@ rm -rf "$run"; mkdir -p "$run/shared/bin"; chmod 755 "$run"
 cc -std=gnu11 -O1 -g -Wall -o "$run/shared/bin/rc_linkdown" "$VM_DIR/guest/rc_linkdown.c" -libverbs \
    > "$run/rc_linkdown.build.log" 2>&1 ||
   printf 'build\trc_linkdown\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_linkdown.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+# the MPI job (vm/guest/mpi_pingpong.c), with Debian's Open MPI wrapper
+if command -v mpicc >/dev/null; then
+  mpicc -O1 -g -Wall -o "$run/shared/bin/mpi_pingpong" "$VM_DIR/guest/mpi_pingpong.c" > "$run/mpi_pingpong.build.log" 2>&1 ||
+    printf 'build\tmpi_pingpong\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/mpi_pingpong.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+fi
 # (a copy: bash reads its script as it goes, and the tree may change meanwhile)
 cp "$VM_DIR/guest/two-hosts.sh" "$run/two-hosts.sh"
 for side in a b; do
   mkdir -p "$run/$side"; echo "$REPO" > "$run/$side/cwd"
   {
-    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT; do
+    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS; do
       [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     echo "exec bash '$run/two-hosts.sh'"

@@ -153,6 +153,69 @@ linkdown() {
   done
 }
 
+# mpi: Debian's Open MPI, its UCX pml over the verbs transports only (rc_verbs,
+# ud_verbs for wireup), one rank per guest, launched by mpirun on a; the
+# launch agent (vm/guest/mpi-agent.sh) hands orted to b through the shared
+# directory, where this script runs it. vm/guest/mpi_pingpong.c checks every
+# byte and prints each rank's libibverbs.so.1 from /proc/self/maps: both must
+# be the library under test (MPI_LIBS, default ours). UCX_UD_ETH_DGID_CHECK=n:
+# with UCX's check of the destination GID of received RoCE packets on, its UD
+# wireup over rxe timed out on Debian's library and ours alike.
+mpi_maps() { # DIR: both ranks mapped $want_lib
+  local r got
+  for r in 0 1; do
+    got=$(grep -m1 "^rank $r: maps: " "$1/server.out" | sed 's/^rank [0-9]: maps: //')
+    [ "$got" = "$want_lib" ] || { echo "rank $r mapped ${got:-no libibverbs.so.1}, not $want_lib"; return 1; }
+  done
+  grep -q '^ping-pong: .*: ok$' "$1/server.out" && grep -q '^allreduce over 2 ranks .*: ok$' "$1/server.out" ||
+    { echo "the job's own checks did not pass"; return 1; }
+}
+# packets rxe0 received so far: the job's data must go over RDMA (about 14 MB
+# come back to rank 0, some 14000 packets at MTU 1024), not over TCP
+rxe_rcvd() { cat $(find /sys/class/infiniband/rxe0/ -name rcvd_pkts | head -1) 2>/dev/null || echo 0; }
+mpi() {
+  local name=mpi lib d t0 slib clib col cname f x want_lib pk pk0
+  want "$name" || return 0
+  command -v mpirun >/dev/null || { [ "$ROLE" = a ] && record ours mpi fail "$(now)" "mpirun is missing: scripts/install-deps.sh installs openmpi-bin"; return 0; }
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for lib in ${MPI_LIBS:-ours}; do
+    names "$lib:$lib" "$name"
+    K=$((K + 1))
+    d=$CASES/$col/$cname; mkdir -p "$d" "$SHARED/mpi"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      printf '%s slots=1\n' "$SRV" "$CLI" > "$d/hostfile"
+      case $lib in debian) want_lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1 ;; *) want_lib=$OURS ;; esac
+      x=""; [ "$lib" = debian ] || x="-x LD_LIBRARY_PATH"
+      pk0=$(rxe_rcvd)
+      timeout -k 5 $((T * 3)) env $(libenv "$lib") UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=$G UCX_UD_ETH_DGID_CHECK=n \
+        mpirun --allow-run-as-root --hostfile "$d/hostfile" -np 2 --map-by node \
+          --mca plm_rsh_agent "$REPO/vm/guest/mpi-agent.sh" --mca pml ucx --mca btl self \
+          --mca oob_tcp_if_include 192.168.77.0/24 $x -x UCX_NET_DEVICES -x UCX_TLS -x UCX_IB_GID_INDEX -x UCX_UD_ETH_DGID_CHECK \
+          "$BIN/mpi_pingpong" > "$d/server.out" 2> "$d/server.err" < /dev/null
+      echo $? > "$d/server.rc"; echo 0 > "$d/client.rc"
+      pk=$(( $(rxe_rcvd) - pk0 ))
+      touch "$SYNC/$K.done"
+      rs=$(cat "$d/server.rc")
+      if [ "$rs" != 0 ]; then record "$col" "$cname" fail "$t0" "mpirun exit $rs: $(why "$d/server.err")"
+      elif ! x=$(mpi_maps "$d"); then record "$col" "$cname" fail "$t0" "$x"
+      elif [ "$pk" -lt 10000 ]; then record "$col" "$cname" fail "$t0" "rxe0 on a received $pk packets during the job: the data did not go over RDMA"
+      else record "$col" "$cname" pass "$t0" "rxe0 on a received $pk packets; $(grep -m1 '^ping-pong' "$d/server.out" | cut -c1-60)"
+      fi
+    else
+      # run each command the agent hands over until a's mpirun is done
+      while [ ! -e "$SYNC/$K.done" ]; do
+        for f in "$SHARED"/mpi/*.cmd; do
+          [ -e "$f" ] || continue
+          mv "$f" "${f%.cmd}.run"
+          ( bash -c "$(cat "${f%.cmd}.run")" > "${f%.cmd}.out" 2> "${f%.cmd}.err" < /dev/null; echo $? > "${f%.cmd}.rc" ) &
+        done
+        sleep 0.2
+      done
+      wait
+    fi
+  done
+}
+
 echo "two-hosts: guest $ROLE ($ADDR, GID index $G), kernel $(uname -r), suite $SUITE, pairs: $MODES"
 [ "$ROLE" = a ] && : > "$RES"
 
@@ -170,8 +233,10 @@ if [ "$SUITE" = full ]; then
   pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
   pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
   LINKDOWN_MODES=$MODES linkdown
+  MPI_LIBS=${MPI_LIBS:-ours debian} mpi
 else
   linkdown
+  mpi
 fi
 echo "two-hosts: guest $ROLE done"
 exit 0
