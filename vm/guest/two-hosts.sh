@@ -184,7 +184,7 @@ mpi() {
     d=$CASES/$col/$cname; mkdir -p "$d" "$SHARED/mpi"; t0=$(now)
     if [ "$ROLE" = a ]; then
       printf '%s slots=1\n' "$SRV" "$CLI" > "$d/hostfile"
-      case $lib in debian) want_lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1 ;; *) want_lib=$OURS ;; esac
+      case $lib in debian) want_lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs.so.1) ;; *) want_lib=$OURS ;; esac
       x=""; [ "$lib" = debian ] || x="-x LD_LIBRARY_PATH"
       pk0=$(rxe_rcvd)
       timeout -k 5 $((T * 3)) env $(libenv "$lib") UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=$G UCX_UD_ETH_DGID_CHECK=n \
