@@ -18,7 +18,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header check check-imports unit-test abi-test c-test plugin-test vm-test vm-test-backports pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak release-roots release-ldd vm-test-releases vm-test-releases-smoke
+.PHONY: all lib static deb header check-header check check-imports unit-test abi-test c-test plugin-test vm-test vm-test-backports vm-test-two-hosts-short vm-test-two-hosts pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak release-roots release-ldd vm-test-releases vm-test-releases-smoke
 
 all: lib $(PC)
 
@@ -76,7 +76,7 @@ check:
 
 # Every test, each stage timed; `check` covers the unit tests, the header and
 # the ABI checks.
-TEST_STAGES := check fuzz-smoke ub-test c-test plugin-test release-ldd vm-test-releases-smoke vm-test vm-test-backports vm-memcheck vm-asan-smoke pkg-test
+TEST_STAGES := check fuzz-smoke ub-test c-test plugin-test release-ldd vm-test-releases-smoke vm-test vm-test-backports vm-test-two-hosts-short vm-memcheck vm-asan-smoke pkg-test
 test: all
 	@t0=$$(date +%s); times=""; \
 	for s in $(TEST_STAGES); do t=$$(date +%s); \
@@ -145,6 +145,15 @@ vm-test: all
 VM_BACKPORTS_ONLY ?= ^(c-tests-64/.*|c-tests/(seeds|wr_api|datapath)|ibv_rc_pingpong)$$
 vm-test-backports: all
 	VM_KERNEL=backports VM_TEST_MIXED=0 VM_TEST_ONLY='$(VM_BACKPORTS_ONLY)' vm/run-tests.sh
+
+# Two guests joined by a link on this machine (vm/run-two-hosts-tests.sh):
+# ping-pong, perftest, rping -V across it in every library pair, and the link
+# going down under RC sends. The short pass is part of `make test`.
+vm-test-two-hosts-short: all
+	TWO_HOSTS_SUITE=short vm/run-two-hosts-tests.sh
+
+vm-test-two-hosts: all
+	TWO_HOSTS_SUITE=full vm/run-two-hosts-tests.sh
 
 # The .deb installed over Debian's libibverbs1 in a throwaway overlay root in
 # the VM, the client programs on it, then removed; and a C program linked with

@@ -13,6 +13,7 @@ PKGS=(
   valgrind                                                          # make bench: instructions per operation (callgrind)
   lintian python3-pyverbs                                           # make deb (lintian), make pkg-test (a consumer of libibverbs1)
   debootstrap util-linux                                            # make release-roots (Debian 13, sid), release-ldd (unshare)
+  openmpi-bin libopenmpi-dev libucx0                                # the two-host MPI job (Open MPI's UCX pml; vm/run-two-hosts-tests.sh)
 )
 
 missing=()

@@ -16,6 +16,8 @@
 #   VM_QUIET    1: don't stream the command's output while it runs
 #   VM_KEEP     1: keep the per-run directory under vm/out/ (default: removed)
 #   VM_NO_INSTALL 1: never apt-get install missing packages, just say what's missing
+#   VM_QEMU_EXTRA  extra qemu arguments (an array; the two-host mode's NIC and share)
+#   VM_CONFIG_EXTRA extra lines for the guest's config (the two-host mode's role)
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$VM_DIR/.." && pwd)
@@ -32,7 +34,8 @@ OUR_LIB=$REPO/build/lib/libibverbs.so.1
 # in this order at boot. crc32_* are what rxe's crypto_alloc_shash("crc32")
 # needs; loading them up front means no autoload is needed later. overlay: the
 # package test (vm/run-pkg-tests.sh) installs the .deb into an overlay root.
-VM_MODULES="virtio_pci 9pnet_virtio 9p veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay"
+# virtio_net: the NIC of each guest in the two-host mode (vm/run-two-hosts.sh).
+VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 2; }
@@ -188,22 +191,25 @@ vm_prepare() {
 
 # vm_boot RUNDIR: RUNDIR (under vm/out/) holds cmd.sh. Boots, runs it, powers off.
 vm_boot() {
-  local run=$1 qpid tpid rc t0 t1 host_root=/
+  local run=$1 qpid tpid rc t0 t1 host_root=/ extra=(-nic none)
+  [ -n "${VM_QEMU_EXTRA+x}" ] && extra=("${VM_QEMU_EXTRA[@]}")
   : > "$run/output"; rm -f "$run/status" "$run/console.log"
   cat > "$run/config" <<EOF
 OUTDIR='$run'
 REPO='$REPO'
 NDEV='$VM_NDEV'
 KVER='$VM_KVER'
+${VM_CONFIG_EXTRA:-}
 EOF
   t0=$(date +%s.%N)
   timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 \
     -nodefaults -no-user-config -accel tcg,thread=multi -cpu max -smp "$VM_SMP" -m "$VM_MEM" \
-    -display none -vga none -monitor none -serial "file:$run/console.log" -nic none -no-reboot \
+    -display none -vga none -monitor none -serial "file:$run/console.log" -no-reboot \
     -kernel "$VM_VMLINUZ" -initrd "$VM_INITRD" \
     -append "console=ttyS0 panic=1 oops=panic quiet loglevel=4 mitigations=off" \
     -virtfs "local,path=$host_root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$run,mount_tag=out,security_model=none,multidevs=remap" \
+    "${extra[@]}" \
     </dev/null >"$run/qemu.log" 2>&1 &
   qpid=$!
   trap 'vm_log "interrupted: stopping the VM"; kill -TERM $qpid ${tpid:-} 2>/dev/null; wait $qpid; exit 130' INT TERM
@@ -236,4 +242,46 @@ vm_new_run() {
   run=$(mktemp -d "$VM_OUT/run.XXXXXX")
   chmod 755 "$run"
   echo "$run"
+}
+
+# Two-host mode: vm_boot_two RUNDIR boots two guests at once, a (RUNDIR/a,
+# 192.168.77.1) and b (RUNDIR/b, 192.168.77.2), each with rxe0 on its own
+# virtio-net NIC eth0. The link between the NICs is a qemu UDP socket pair on
+# 127.0.0.1 (nothing leaves this machine). Each guest runs its own cmd.sh with
+# ROLE, ADDR, PEER and SHARED (RUNDIR/shared, writable by both, uncached) in its
+# environment. Sets VM_RC_A, VM_RC_B (each as vm_boot returns) and VM_ELAPSED.
+# One TCG CPU per guest by default (VM_SMP_TWO): the two guests share 2 cores.
+# VM_STREAM_A=1 streams guest a's output while they run.
+vm_udp_port_free() { ! ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
+vm_boot_two() {
+  local run=$1 pa pb i
+  mkdir -p "$run/a" "$run/b" "$run/shared"; chmod 755 "$run/a" "$run/b" "$run/shared"
+  for i in $(seq 1 50); do
+    pa=$((20000 + (RANDOM % 20000) * 2)); pb=$((pa + 1))
+    vm_udp_port_free "$pa" && vm_udp_port_free "$pb" && break
+  done
+  (
+    VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
+    VM_CONFIG_EXTRA="ROLE=a ADDR=192.168.77.1 PEER=192.168.77.2 SHARED='$run/shared'"
+    VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa"
+                   -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:01"
+                   -virtfs "local,path=$run/shared,mount_tag=shared,security_model=none,multidevs=remap")
+    vm_boot "$run/a"; echo $? > "$run/a/boot.rc"; echo "$VM_ELAPSED" > "$run/a/boot.secs"
+  ) &
+  local ja=$!
+  (
+    VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
+    VM_CONFIG_EXTRA="ROLE=b ADDR=192.168.77.2 PEER=192.168.77.1 SHARED='$run/shared'"
+    VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pa,localaddr=127.0.0.1:$pb"
+                   -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:02"
+                   -virtfs "local,path=$run/shared,mount_tag=shared,security_model=none,multidevs=remap")
+    vm_boot "$run/b"; echo $? > "$run/b/boot.rc"; echo "$VM_ELAPSED" > "$run/b/boot.secs"
+  ) &
+  local jb=$!
+  trap 'vm_log "interrupted: stopping both VMs"; kill -TERM $ja $jb 2>/dev/null; wait; exit 130' INT TERM
+  wait $ja $jb
+  trap - INT TERM
+  VM_RC_A=$(cat "$run/a/boot.rc" 2>/dev/null || echo 125)
+  VM_RC_B=$(cat "$run/b/boot.rc" 2>/dev/null || echo 125)
+  VM_ELAPSED=$(cat "$run/a/boot.secs" "$run/b/boot.secs" 2>/dev/null | sort -n | tail -1)
 }

@@ -1,0 +1,242 @@
+#!/bin/bash
+# Runs in both guests of the two-host mode (vm/run-two-hosts-tests.sh), chrooted
+# into the host root: guest a (ROLE=a, 192.168.77.1) runs the servers, guest b
+# (192.168.77.2) the clients, across the link. Both walk the same case list in
+# the same order and hand off through files in $SHARED/sync (case K: K.ready
+# when a's server listens, K.done when b's client has exited, K.end when the
+# case is over on both). Each process's output, status and LD_DEBUG trace go to
+# $SHARED/cases/COL/CASE/; guest a judges each case and writes
+# $SHARED/results.tsv (LIB NAME pass|fail SECONDS DETAIL), as vm/guest/tests.sh.
+# Library pairs (TWO_HOSTS_MODES, "SERVER:CLIENT"): ours:ours and debian:debian
+# are recorded under ours and debian; the mixed ones as mixed, NAME/s-X.c-Y.
+# TWO_HOSTS_SUITE: short (make test) or full.
+set -u
+OURS=$REPO/build/lib/libibverbs.so.1
+. "$REPO/vm/guest/common.sh"
+SUITE=${TWO_HOSTS_SUITE:-short}
+MODES=${TWO_HOSTS_MODES:-ours:ours debian:debian ours:debian debian:ours}
+ONLY=${VM_TEST_ONLY:-}
+T=${VM_CASE_TIMEOUT:-120}      # per process: two TCG guests share 2 cores
+SRV=192.168.77.1 CLI=192.168.77.2
+RES=$SHARED/results.tsv CASES=$SHARED/cases SYNC=$SHARED/sync
+BIN=$SHARED/bin
+PORT=20000 K=0
+mkdir -p "$CASES" "$SYNC"
+
+# the GID index of this guest's IPv4 address (::ffff:a.b.c.d)
+gid_index() {
+  local want f
+  want=$(echo "$ADDR" | awk -F. '{printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4}')
+  for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+    [ "$(cat "$f" 2>/dev/null)" = "$want" ] && { basename "$f"; return; }
+  done
+  echo 1
+}
+G=$(gid_index)
+
+run() { # LIB DIR TAG CMD...
+  local lib=$1 d=$2 tag=$3; shift 3
+  timeout -k 5 "$T" env $(libenv "$lib") LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
+    "$@" > "$d/$tag.out" 2> "$d/$tag.err" < /dev/null
+  echo $? > "$d/$tag.rc"
+}
+now() { echo $(( $(date +%s%N) / 1000000 )); }
+want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
+# waitf FILE SECONDS: until FILE exists; 1 if it did not in time
+waitf() {
+  local i
+  for i in $(seq 1 $(($2 * 5))); do [ -e "$1" ] && return 0; sleep 0.2; done
+  return 1
+}
+record() { # LIB NAME RESULT START DETAIL
+  local s=$(( $(now) - $4 ))
+  printf '%s\t%s\t%s\t%d.%01d\t%s\n' "$1" "$2" "$3" $((s / 1000)) $((s % 1000 / 100)) "$5" >> "$RES"
+  printf '  %-8s %-40s %-4s %5ss\n' "$1" "$2" "$3" "$(tail -1 "$RES" | cut -f4)"
+}
+# names MODE NAME: sets slib, clib, col, cname
+names() {
+  slib=${1%:*} clib=${1#*:}
+  if [ "$slib" = "$clib" ]; then col=$slib cname=$2; else col=mixed cname="$2/s-$slib.c-$clib"; fi
+}
+# judge D T0 [CHECK]: guest a's verdict on case D, once both sides are done
+judge() {
+  local d=$1 t0=$2 check=${3:-} rs rc detail=""
+  rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
+  if [ "$rc" != 0 ]; then detail="client (b) exit $rc: $(why "$d/client.err")"
+  elif [ "$rs" != 0 ]; then detail="server (a) exit $rs: $(why "$d/server.err")"
+  elif ! detail=$(proof "$slib" "$d" server) || ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+  elif [ -n "$check" ] && ! detail=$($check "$d"); then detail=$(echo "${detail:-check $check failed}" | head -1)
+  else detail=""
+  fi
+  if [ -z "$detail" ]; then record "$col" "$cname" pass "$t0" ""
+  else record "$col" "$cname" fail "$t0" "$detail"; fi
+}
+
+# pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': the server on a, the client on b
+# (@PORT@: a fresh port per run; WAIT: tcp or cm, how a sees its server listen).
+# Both must exit 0, with the proof on each side. CHECK=FN: FN DIR must pass too.
+pair() {
+  local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname
+  want "$name" || return 0
+  for mode in ${PAIR_MODES:-$MODES}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      run "$slib" "$d" server ${scmd//@PORT@/$p} &
+      spid=$!
+      for i in $(seq 1 $((T * 10))); do
+        case $wait in
+          tcp) ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break ;;
+          cm)  rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break ;;
+        esac
+        kill -0 $spid 2>/dev/null || break
+        sleep 0.1
+      done
+      touch "$SYNC/$K.ready"
+      waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      kill $spid 2>/dev/null; wait $spid 2>/dev/null
+      judge "$d" "$t0" "${CHECK:-}"
+      touch "$SYNC/$K.end"
+    else
+      if waitf "$SYNC/$K.ready" $((T + 60)); then
+        run "$clib" "$d" client ${ccmd//@PORT@/$p}
+      else
+        echo "a's server never got ready" > "$d/client.err"; echo 125 > "$d/client.rc"
+      fi
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60))
+    fi
+  done
+}
+
+# rc_linkdown (vm/guest/rc_linkdown.c, its expected outcome at its top): the
+# sender on a streams RC SENDs to the receiver on b; when the sender asks
+# (cut), b takes eth0 down; once the sender has drained its CQ (drained), b
+# brings eth0 up, waits for the port and the GID, and says so (up).
+linkdown() {
+  local name=rc_linkdown mode d t0 i p slib clib col cname s
+  want "$name" || return 0
+  for mode in ${LINKDOWN_MODES:-ours:ours debian:debian}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); s=$SYNC/$K.ld
+    if [ "$ROLE" = a ]; then
+      waitf "$SYNC/$K.ready" $((T + 60))
+      T=$((T * 2)) run "$slib" "$d" server "$BIN/rc_linkdown" -g "$G" -p "$p" -s "$s" "$CLI"
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      judge "$d" "$t0"
+    else
+      mkdir -p "$s"
+      T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" &
+      local rpid=$!
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      touch "$SYNC/$K.ready"
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      ip link set eth0 down
+      echo "b: eth0 down at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/drained" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      ip link set eth0 up
+      for i in $(seq 1 300); do
+        grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
+          [ "$(gid_index)" = "$G" ] && break
+        sleep 0.1
+      done
+      echo "b: eth0 up, rxe0 $(cat /sys/class/infiniband/rxe0/ports/1/state) at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
+      touch "$s/up"
+      wait $rpid
+      waitf "$SYNC/$K.done" $((T + 60))
+      touch "$SYNC/$K.end"
+    fi
+  done
+}
+
+# mpi: Debian's Open MPI, its UCX pml over the verbs transports only (rc_verbs,
+# ud_verbs for wireup), one rank per guest, launched by mpirun on a; the
+# launch agent (vm/guest/mpi-agent.sh) hands orted to b through the shared
+# directory, where this script runs it. vm/guest/mpi_pingpong.c checks every
+# byte and prints each rank's libibverbs.so.1 from /proc/self/maps: both must
+# be the library under test (MPI_LIBS, default ours). UCX_UD_ETH_DGID_CHECK=n:
+# with UCX's check of the destination GID of received RoCE packets on, its UD
+# wireup over rxe timed out on Debian's library and ours alike.
+mpi_maps() { # DIR: both ranks mapped $want_lib
+  local r got
+  for r in 0 1; do
+    got=$(grep -m1 "^rank $r: maps: " "$1/server.out" | sed 's/^rank [0-9]: maps: //')
+    [ "$got" = "$want_lib" ] || { echo "rank $r mapped ${got:-no libibverbs.so.1}, not $want_lib"; return 1; }
+  done
+  grep -q '^ping-pong: .*: ok$' "$1/server.out" && grep -q '^allreduce over 2 ranks .*: ok$' "$1/server.out" ||
+    { echo "the job's own checks did not pass"; return 1; }
+}
+# packets rxe0 received so far: the job's data must go over RDMA (about 14 MB
+# come back to rank 0, some 14000 packets at MTU 1024), not over TCP
+rxe_rcvd() { cat $(find /sys/class/infiniband/rxe0/ -name rcvd_pkts | head -1) 2>/dev/null || echo 0; }
+mpi() {
+  local name=mpi lib d t0 slib clib col cname f x want_lib pk pk0
+  want "$name" || return 0
+  command -v mpirun >/dev/null || { [ "$ROLE" = a ] && record ours mpi fail "$(now)" "mpirun is missing: scripts/install-deps.sh installs openmpi-bin"; return 0; }
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for lib in ${MPI_LIBS:-ours}; do
+    names "$lib:$lib" "$name"
+    K=$((K + 1))
+    d=$CASES/$col/$cname; mkdir -p "$d" "$SHARED/mpi"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      printf '%s slots=1\n' "$SRV" "$CLI" > "$d/hostfile"
+      case $lib in debian) want_lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libibverbs.so.1) ;; *) want_lib=$OURS ;; esac
+      x=""; [ "$lib" = debian ] || x="-x LD_LIBRARY_PATH"
+      pk0=$(rxe_rcvd)
+      timeout -k 5 $((T * 3)) env $(libenv "$lib") UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=$G UCX_UD_ETH_DGID_CHECK=n \
+        mpirun --allow-run-as-root --hostfile "$d/hostfile" -np 2 --map-by node \
+          --mca plm_rsh_agent "$REPO/vm/guest/mpi-agent.sh" --mca pml ucx --mca btl self \
+          --mca oob_tcp_if_include 192.168.77.0/24 $x -x UCX_NET_DEVICES -x UCX_TLS -x UCX_IB_GID_INDEX -x UCX_UD_ETH_DGID_CHECK \
+          "$BIN/mpi_pingpong" > "$d/server.out" 2> "$d/server.err" < /dev/null
+      echo $? > "$d/server.rc"; echo 0 > "$d/client.rc"
+      pk=$(( $(rxe_rcvd) - pk0 ))
+      touch "$SYNC/$K.done"
+      rs=$(cat "$d/server.rc")
+      if [ "$rs" != 0 ]; then record "$col" "$cname" fail "$t0" "mpirun exit $rs: $(why "$d/server.err")"
+      elif ! x=$(mpi_maps "$d"); then record "$col" "$cname" fail "$t0" "$x"
+      elif [ "$pk" -lt 10000 ]; then record "$col" "$cname" fail "$t0" "rxe0 on a received $pk packets during the job: the data did not go over RDMA"
+      else record "$col" "$cname" pass "$t0" "rxe0 on a received $pk packets; $(grep -m1 '^ping-pong' "$d/server.out" | cut -c1-60)"
+      fi
+    else
+      # run each command the agent hands over until a's mpirun is done
+      while [ ! -e "$SYNC/$K.done" ]; do
+        for f in "$SHARED"/mpi/*.cmd; do
+          [ -e "$f" ] || continue
+          mv "$f" "${f%.cmd}.run"
+          ( bash -c "$(cat "${f%.cmd}.run")" > "${f%.cmd}.out" 2> "${f%.cmd}.err" < /dev/null; echo $? > "${f%.cmd}.rc" ) &
+        done
+        sleep 0.2
+      done
+      wait
+    fi
+  done
+}
+
+echo "two-hosts: guest $ROLE ($ADDR, GID index $G), kernel $(uname -r), suite $SUITE, pairs: $MODES"
+[ "$ROLE" = a ] && : > "$RES"
+
+pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@ $SRV"
+pair ib_send_lat tcp "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@" "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@ $SRV"
+CHECK=rping_data pair rping-V cm "rping -s -v -V -C 10 -a $SRV -p @PORT@" "rping -c -v -V -C 10 -a $SRV -p @PORT@"
+if [ "$SUITE" = full ]; then
+  for t in uc ud srq; do
+    pair "ibv_${t}_pingpong" tcp "ibv_${t}_pingpong -d rxe0 -g $G -n 100 -s 512 -p @PORT@" "ibv_${t}_pingpong -d rxe0 -g $G -n 100 -s 512 -p @PORT@ $SRV"
+  done
+  for t in write read atomic; do
+    pair "ib_${t}_bw" tcp "ib_${t}_bw -d rxe0 -x $G -F -n 100 -p @PORT@" "ib_${t}_bw -d rxe0 -x $G -F -n 100 -p @PORT@ $SRV"
+  done
+  pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
+  pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
+  pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+  LINKDOWN_MODES=$MODES linkdown
+  MPI_LIBS=${MPI_LIBS:-ours debian} mpi
+else
+  linkdown
+  mpi
+fi
+echo "two-hosts: guest $ROLE done"
+exit 0
