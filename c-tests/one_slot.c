@@ -500,17 +500,8 @@ int main(void)
 	int strict = ctest_ours_dp();
 
 	ctest_init();
-	{
-		int n = 0;
-		struct ibv_device **l = ibv_get_device_list(&n);
-
-		if (l)
-			ibv_free_device_list(l);
-		if (n == 0) {
-			printf("skip: no RDMA device\n");
-			return ctest_finish();
-		}
-	}
+	if (!rxe_any_device())
+		return ctest_finish();
 	if (!rounds || !iters) {
 		fprintf(stderr, "FAIL: ONE_SLOT_ROUNDS and ONE_SLOT_ITERS must be positive\n");
 		return 1;

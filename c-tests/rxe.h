@@ -9,6 +9,20 @@
 #include <unistd.h>
 #include <dirent.h>
 
+/* Whether there is an RDMA device; prints the skip line if not (for tests
+ * whose devices are opened later, in threads or child processes). */
+static inline int rxe_any_device(void)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+
+	if (l)
+		ibv_free_device_list(l);
+	if (n == 0)
+		printf("skip: no RDMA device\n");
+	return n > 0;
+}
+
 /* Opens the first device, or prints the skip line and returns NULL. */
 static inline struct ibv_context *rxe_open(struct ibv_device_attr *dattr)
 {
