@@ -25,8 +25,7 @@
  * Stress mode: ONE_SLOT_ROUNDS rounds of every case (default 1) with
  * ONE_SLOT_ITERS messages each way (default 64); on ours, lost, duplicated
  * and corrupted messages over all rounds must be 0. */
-#include "common.h"
-#include "rxe.h"
+#include "dp.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -55,14 +54,6 @@ struct result {
 struct peer_info {
 	uint32_t qpn;
 };
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static void fill(char *p, uint32_t seq, int side)
 {
@@ -380,7 +371,7 @@ static void peer(struct run *r, struct result *res)
 	STEP("traffic");
 	if (r->side == 1 && post_send(r, &s))
 		goto out;
-	last = now();
+	last = dp_now();
 	while (s.send_done < r->iters || res->received < r->iters) {
 		struct ibv_poll_cq_attr pa = {0};
 		int e = ibv_start_poll(cq, &pa);
@@ -388,11 +379,11 @@ static void peer(struct run *r, struct result *res)
 		if (e == ENOENT) {
 			if (!r->inside && want_send(r, &s) && post_send(r, &s))
 				goto out;
-			if (now() - last > 1 && peer_gone(r->sock)) {
+			if (dp_now() - last > 1 && peer_gone(r->sock)) {
 				res->err = -1001;
 				goto out;
 			}
-			if (now() - last > STALL_SECS) {
+			if (dp_now() - last > STALL_SECS) {
 				res->outcome = STALL;
 				goto out;
 			}
@@ -402,7 +393,7 @@ static void peer(struct run *r, struct result *res)
 			res->err = e;
 			goto out;
 		}
-		last = now();
+		last = dp_now();
 		for (;;) {
 			if (on_completion(r, &s, cq, &rout)) {
 				ibv_end_poll(cq);
