@@ -23,10 +23,13 @@ use crate::uverbs::qp::CreateQp;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
 use std::ffi::{c_int, c_void};
 
+pub(crate) mod comp_cntr;
 pub(crate) mod counters;
 pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod dm;
+pub(crate) mod dmabuf;
+pub(crate) mod dmah;
 pub(crate) mod flow;
 pub(crate) mod flow_action;
 pub(crate) mod mr;

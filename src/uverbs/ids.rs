@@ -337,3 +337,78 @@ pub(crate) const RDMA_DRIVER_QIB: u32 = 16;
 pub(crate) const RDMA_DRIVER_EFA: u32 = 17;
 pub(crate) const RDMA_DRIVER_SIW: u32 = 18;
 pub(crate) const RDMA_DRIVER_ERDMA: u32 = 19;
+
+// rdma-core 65 (kernel 6.17+ uAPI): DMA handles, dma-buf export, completion
+// counters, the port speed query, REG_MR and the CQ buffer attributes.
+pub(crate) const UVERBS_OBJECT_DMAH: u16 = 17;
+pub(crate) const UVERBS_OBJECT_DMABUF: u16 = 18;
+pub(crate) const UVERBS_OBJECT_COMP_CNTR: u16 = 19;
+
+// enum uverbs_methods_device (65's additions)
+pub(crate) const UVERBS_METHOD_QUERY_PORT_SPEED: u16 = 7;
+pub(crate) const UVERBS_METHOD_QUERY_COMP_CNTR_CAPS: u16 = 8;
+pub(crate) const UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM: u16 = 0;
+pub(crate) const UVERBS_ATTR_QUERY_PORT_SPEED_RESP: u16 = 1;
+pub(crate) const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS: u16 = 0;
+pub(crate) const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE: u16 = 1;
+pub(crate) const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS: u16 = 2;
+
+// enum uverbs_attrs_create_cq_cmd_attr_ids (65's additions)
+pub(crate) const UVERBS_ATTR_CREATE_CQ_BUFFER_VA: u16 = 8;
+pub(crate) const UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH: u16 = 9;
+pub(crate) const UVERBS_ATTR_CREATE_CQ_BUFFER_FD: u16 = 10;
+pub(crate) const UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET: u16 = 11;
+
+// QP_ATTACH_COMP_CNTR of enum uverbs_methods_qp
+pub(crate) const UVERBS_METHOD_QP_ATTACH_COMP_CNTR: u16 = 2;
+pub(crate) const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE: u16 = 1;
+pub(crate) const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK: u16 = 2;
+
+// enum uverbs_methods_dmah
+pub(crate) const UVERBS_METHOD_DMAH_ALLOC: u16 = 0;
+pub(crate) const UVERBS_METHOD_DMAH_FREE: u16 = 1;
+pub(crate) const UVERBS_ATTR_ALLOC_DMAH_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_ALLOC_DMAH_CPU_ID: u16 = 1;
+pub(crate) const UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE: u16 = 2;
+pub(crate) const UVERBS_ATTR_ALLOC_DMAH_PH: u16 = 3;
+pub(crate) const UVERBS_ATTR_FREE_DMA_HANDLE: u16 = 0;
+
+// enum uverbs_methods_dmabuf
+pub(crate) const UVERBS_METHOD_DMABUF_ALLOC: u16 = 0;
+pub(crate) const UVERBS_ATTR_ALLOC_DMABUF_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_ALLOC_DMABUF_PGOFF: u16 = 1;
+
+// REG_MR of enum uverbs_methods_mr, and its attributes
+pub(crate) const UVERBS_METHOD_REG_MR: u16 = 5;
+pub(crate) const UVERBS_ATTR_REG_MR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_REG_MR_PD_HANDLE: u16 = 1;
+pub(crate) const UVERBS_ATTR_REG_MR_DMA_HANDLE: u16 = 2;
+pub(crate) const UVERBS_ATTR_REG_MR_IOVA: u16 = 3;
+pub(crate) const UVERBS_ATTR_REG_MR_ADDR: u16 = 4;
+pub(crate) const UVERBS_ATTR_REG_MR_LENGTH: u16 = 5;
+pub(crate) const UVERBS_ATTR_REG_MR_ACCESS_FLAGS: u16 = 6;
+pub(crate) const UVERBS_ATTR_REG_MR_FD: u16 = 7;
+pub(crate) const UVERBS_ATTR_REG_MR_FD_OFFSET: u16 = 8;
+pub(crate) const UVERBS_ATTR_REG_MR_RESP_LKEY: u16 = 9;
+pub(crate) const UVERBS_ATTR_REG_MR_RESP_RKEY: u16 = 10;
+
+// enum uverbs_methods_comp_cntr and their attributes
+pub(crate) const UVERBS_METHOD_COMP_CNTR_CREATE: u16 = 0;
+pub(crate) const UVERBS_METHOD_COMP_CNTR_DESTROY: u16 = 1;
+pub(crate) const UVERBS_METHOD_COMP_CNTR_MODIFY: u16 = 2;
+pub(crate) const UVERBS_METHOD_COMP_CNTR_READ: u16 = 3;
+pub(crate) const UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_DESTROY_COMP_CNTR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY: u16 = 1;
+pub(crate) const UVERBS_ATTR_MODIFY_COMP_CNTR_OP: u16 = 2;
+pub(crate) const UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE: u16 = 3;
+pub(crate) const UVERBS_ATTR_READ_COMP_CNTR_HANDLE: u16 = 0;
+pub(crate) const UVERBS_ATTR_READ_COMP_CNTR_ENTRY: u16 = 1;
+pub(crate) const UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE: u16 = 2;
+// enum ib_uverbs_comp_cntr_entry / ib_uverbs_comp_cntr_modify_op
+pub(crate) const IB_UVERBS_COMP_CNTR_ENTRY_COMP: u64 = 0;
+pub(crate) const IB_UVERBS_COMP_CNTR_ENTRY_ERR: u64 = 1;
+pub(crate) const IB_UVERBS_COMP_CNTR_MODIFY_OP_SET: u64 = 0;
+pub(crate) const IB_UVERBS_COMP_CNTR_MODIFY_OP_INC: u64 = 1;

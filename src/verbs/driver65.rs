@@ -11,9 +11,11 @@
 
 use crate::abi::*;
 use crate::driver_abi::v34::{self, verbs_context as VerbsContext44, verbs_cq, verbs_device_ops};
+use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
 use crate::driver_abi::{Pabi, V65};
 use crate::entry::Errno;
-use crate::providers::plugin::cmd::{self, mr, qp_ex, xrc};
+use crate::providers::plugin::cmd::comp_cntr::{Entry, Op};
+use crate::providers::plugin::cmd::{self, comp_cntr, cq, device, dmabuf, dmah, mr, qp_ex, xrc};
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
 
@@ -92,17 +94,14 @@ pub unsafe extern "C" fn ibv_cmd_get_context_65(
     unsafe { cmd::get_context(v34_part(vctx), cmd, cmd_size, resp, resp_size) }
 }
 
-/// `create_cq_cmd_flags` beyond 34's: the CQ buffer from the provider.
-const CREATE_CQ_CMD_FLAGS_WITH_MEM: u32 = (1 << 1) | (1 << 2);
-
-/// A CQ buffer from the provider (`prov_attr`) is not passed yet:
-/// EOPNOTSUPP, as a kernel without the attribute answers.
+/// 65's ibv_cmd_create_cq_ex: with the provider's CQ buffer if `cmd_flags`
+/// asks for one (then only the CQ_CREATE method carries it).
 #[allow(clippy::too_many_arguments)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_cmd_create_cq_ex_65(
     ctx: *mut ibv_context,
     cq_attr: *const ibv_cq_init_attr_ex,
-    prov_attr: *mut c_void,
+    prov_attr: *mut verbs_create_cq_prov_attr,
     cq: *mut verbs_cq,
     cmd: *mut c_void,
     cmd_size: usize,
@@ -110,11 +109,48 @@ pub unsafe extern "C" fn ibv_cmd_create_cq_ex_65(
     resp_size: usize,
     cmd_flags: u32,
 ) -> c_int {
-    if !prov_attr.is_null() || cmd_flags & CREATE_CQ_CMD_FLAGS_WITH_MEM != 0 {
-        return Err(Errno::EOPNOTSUPP);
-    }
+    // SAFETY: the plugin's attributes, if any.
+    let buf = cq::cq_buf(cmd_flags, unsafe { prov_attr.as_ref() })?;
     // SAFETY: the plugin's objects and buffers, per driver.h.
-    unsafe { cmd::cq::create_cq_ex(ctx, cq_attr, cq, cmd, cmd_size, resp, resp_size, cmd_flags) }
+    unsafe {
+        cq::create_cq_ex_buf(
+            ctx,
+            cq_attr,
+            buf,
+            cq,
+            cmd,
+            cmd_size,
+            resp,
+            resp_size,
+            cmd_flags,
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// 65's ibv_cmd_create_cq_ex2: as above, with the driver's attributes.
+#[allow(clippy::too_many_arguments)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_cq_ex2_65(
+    ctx: *mut ibv_context,
+    cq_attr: *const ibv_cq_init_attr_ex,
+    prov_attr: *mut verbs_create_cq_prov_attr,
+    cq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    cmd_flags: u32,
+    driver: *mut v34::ibv_command_buffer,
+) -> c_int {
+    // SAFETY: the plugin's attributes, if any.
+    let buf = cq::cq_buf(cmd_flags, unsafe { prov_attr.as_ref() })?;
+    // SAFETY: the plugin's objects, buffers and link chain, per driver.h.
+    unsafe {
+        cq::create_cq_ex_buf(
+            ctx, cq_attr, buf, cq, cmd, cmd_size, resp, resp_size, cmd_flags, driver,
+        )
+    }
 }
 
 /// Runs a v34 QP command on a 65 `verbs_qp`, which is longer by `wr_flush`
@@ -247,3 +283,73 @@ pub unsafe extern "C" fn ibv_cmd_reg_dmabuf_mr_65(
         )
     }
 }
+
+/// The commands rdma-core 65 added: one exported name each, checked and
+/// converted here; the commands are in `providers::plugin::cmd`.
+macro_rules! cmd65 {
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
+        #[unsafe(no_mangle)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
+            // SAFETY: the plugin's objects, per driver.h (NULL is EINVAL).
+            unsafe { $($f)::+($($arg),*) }
+        }
+    };
+}
+
+cmd65!(ibv_cmd_alloc_dmah => dmah::alloc_dmah(ctx: *mut ibv_context, dmah: *mut verbs_dmah, attr: *mut ibv_dmah_init_attr));
+cmd65!(ibv_cmd_free_dmah => dmah::free_dmah(dmah: *mut verbs_dmah));
+cmd65!(ibv_cmd_query_port_speed => device::query_port_speed(context: *mut ibv_context, port_num: u32, speed: *mut u64));
+cmd65!(ibv_cmd_query_comp_cntr_caps => device::query_comp_cntr_caps(context: *mut ibv_context, caps: *mut ibv_comp_cntr_caps, caps_size: usize));
+cmd65!(ibv_cmd_create_comp_cntr => comp_cntr::create_comp_cntr(context: *mut ibv_context, comp_cntr: *mut ibv_comp_cntr, link: *mut v34::ibv_command_buffer));
+cmd65!(ibv_cmd_destroy_comp_cntr => comp_cntr::destroy_comp_cntr(comp_cntr: *mut ibv_comp_cntr));
+cmd65!(ibv_cmd_qp_attach_comp_cntr => comp_cntr::qp_attach_comp_cntr(qp: *mut ibv_qp, comp_cntr: *mut ibv_comp_cntr, attr: *mut ibv_qp_attach_comp_cntr_attr));
+cmd65!(ibv_cmd_reg_mr_ex => mr::reg_mr_ex(pd: *mut ibv_pd, vmr: *mut v34::verbs_mr, attr: *mut ibv_mr_init_attr));
+
+/// The set/increment commands: which counter, which operation.
+macro_rules! modify65 {
+    ($name:ident, $entry:expr, $op:expr) => {
+        #[unsafe(no_mangle)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name(comp_cntr: *mut ibv_comp_cntr, value: u64) -> c_int {
+            // SAFETY: the plugin's counter (NULL is EINVAL).
+            unsafe { comp_cntr::modify_comp_cntr(comp_cntr, $entry, $op, value) }
+        }
+    };
+}
+
+modify65!(ibv_cmd_set_comp_cntr, Entry::Comp, Op::Set);
+modify65!(ibv_cmd_set_err_comp_cntr, Entry::Err, Op::Set);
+modify65!(ibv_cmd_inc_comp_cntr, Entry::Comp, Op::Inc);
+modify65!(ibv_cmd_inc_err_comp_cntr, Entry::Err, Op::Inc);
+
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_read_comp_cntr(
+    comp_cntr: *mut ibv_comp_cntr,
+    value: *mut u64,
+) -> c_int {
+    // SAFETY: the plugin's counter and the caller's value (NULL is EINVAL).
+    unsafe { comp_cntr::read_comp_cntr(comp_cntr, Entry::Comp, value) }
+}
+
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_read_err_comp_cntr(
+    comp_cntr: *mut ibv_comp_cntr,
+    value: *mut u64,
+) -> c_int {
+    // SAFETY: as above.
+    unsafe { comp_cntr::read_comp_cntr(comp_cntr, Entry::Err, value) }
+}
+
+/// A dma-buf fd of the context's mmap space at `pg_off`, or -1 with errno.
+#[unsafe(no_mangle)]
+#[entry(minus_one)]
+pub unsafe extern "C" fn ibv_cmd_export_dmabuf_fd(ctx: *mut ibv_context, pg_off: i64) -> c_int {
+    // SAFETY: the plugin's context (NULL is EINVAL).
+    unsafe { dmabuf::export_dmabuf_fd(ctx, pg_off) }
+}
+
+#[cfg(test)]
+mod tests;

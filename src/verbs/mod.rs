@@ -15,6 +15,8 @@ pub(crate) mod compat;
 pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod dm_export;
+/// cbindgen:ignore
+pub(crate) mod dmabuf_heap;
 pub(crate) mod dmah;
 /// cbindgen:ignore
 pub(crate) mod driver;

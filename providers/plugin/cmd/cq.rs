@@ -199,6 +199,39 @@ pub(crate) unsafe fn create_cq_ex(
 /// request without the kernel's flag.
 const TS_IGNORED_EX: u32 = 1 << 0;
 
+/// `create_cq_cmd_flags` of rdma-core 65: the CQ's memory is the
+/// provider's, at a virtual address or in a dma-buf.
+const WITH_MEM_VA: u32 = 1 << 1;
+const WITH_MEM_DMABUF: u32 = 1 << 2;
+
+/// A CQ buffer the provider gives (rdma-core 65's `prov_attr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CqBuf {
+    Va { addr: u64, length: u64 },
+    Dmabuf { fd: c_int, offset: u64, length: u64 },
+}
+
+/// The buffer `cmd_flags` asks for, read from `prov`: EINVAL if it asks
+/// and there is none; the address form wins if both are asked, as 65.
+pub(crate) fn cq_buf(
+    cmd_flags: u32,
+    prov: Option<&crate::driver_abi::v65::verbs_create_cq_prov_attr>,
+) -> Result<Option<CqBuf>> {
+    if cmd_flags & (WITH_MEM_VA | WITH_MEM_DMABUF) == 0 {
+        return Ok(None);
+    }
+    let [length, word, fd] = prov.ok_or(Errno::EINVAL)?.buffer;
+    Ok(Some(if cmd_flags & WITH_MEM_VA != 0 {
+        CqBuf::Va { addr: word, length }
+    } else {
+        CqBuf::Dmabuf {
+            fd: fd as u32 as c_int,
+            offset: word,
+            length,
+        }
+    }))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn create_cq_ex2(
     ctx: *mut ibv_context,
@@ -211,8 +244,32 @@ pub(crate) unsafe fn create_cq_ex2(
     cmd_flags: u32,
     link: *mut ibv_command_buffer,
 ) -> Result<()> {
+    // SAFETY: as ours.
+    unsafe {
+        create_cq_ex_buf(
+            ctx, attr, None, vcq, cmd, cmd_size, resp, resp_size, cmd_flags, link,
+        )
+    }
+}
+
+/// ibv_cmd_create_cq_ex2 of rdma-core 65: with the provider's CQ buffer,
+/// which only the CQ_CREATE method carries (EOPNOTSUPP from a kernel
+/// without it or its buffer attributes, as rdma-core's fallback answers).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn create_cq_ex_buf(
+    ctx: *mut ibv_context,
+    attr: *const ibv_cq_init_attr_ex,
+    buf: Option<CqBuf>,
+    vcq: *mut verbs_cq,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+    cmd_flags: u32,
+    link: *mut ibv_command_buffer,
+) -> Result<()> {
     // SAFETY: the plugin's link chain.
-    if unsafe { ioctl::chained_attrs(link)? } == 0 {
+    if buf.is_none() && unsafe { ioctl::chained_attrs(link)? } == 0 {
         // Nothing beyond what ibv_cmd_create_cq_ex sends.
         // SAFETY: the plugin's objects and buffers.
         return unsafe { create_cq_ex(ctx, attr, vcq, cmd, cmd_size, resp, resp_size, cmd_flags) };
@@ -224,7 +281,7 @@ pub(crate) unsafe fn create_cq_ex2(
     let cq = vcq.cast::<ibv_cq>();
     let mut resp_cqe = 0u32;
     // SAFETY: the plugin's link chain.
-    let mut f = unsafe { Frame::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 10, link)? };
+    let mut f = unsafe { Frame::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 13, link)? };
     let h = f.obj_out(UVERBS_ATTR_CREATE_CQ_HANDLE);
     // SAFETY: our local, live until execute returns.
     unsafe {
@@ -241,6 +298,18 @@ pub(crate) unsafe fn create_cq_ex2(
         f.fd_in(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, ch.fd);
     }
     f.u32_in(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, a.comp_vector);
+    match buf {
+        Some(CqBuf::Va { addr, length }) => {
+            f.u64_in(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, addr);
+            f.u64_in(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, length);
+        }
+        Some(CqBuf::Dmabuf { fd, offset, length }) => {
+            f.fd_in(UVERBS_ATTR_CREATE_CQ_BUFFER_FD, fd);
+            f.u64_in(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, offset);
+            f.u64_in(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, length);
+        }
+        None => {}
+    }
     // Optional: a kernel without per-object async fds ignores it.
     if let Some(s) = async_fd_of(fr, ctx).and_then(|fd| f.fd_in(UVERBS_ATTR_CREATE_CQ_EVENT_FD, fd))
     {
@@ -279,6 +348,9 @@ pub(crate) unsafe fn create_cq_ex2(
         Err(e) if e == Errno::ENOTTY || e == Errno::EPROTONOSUPPORT => {
             // No CQ_CREATE method: the write() command, if the chain
             // asks for nothing only the method carries.
+            if buf.is_some() {
+                return Err(Errno::EOPNOTSUPP);
+            }
             // SAFETY: the plugin's link chain.
             unsafe { ioctl::legacy_fallback(link)? };
             // SAFETY: the plugin's objects and buffers.

@@ -9,7 +9,7 @@ use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::with_uverbs;
 use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
-use crate::uverbs::mr::{ReregMr, ReregMrResp};
+use crate::uverbs::mr::{RegMr, ReregMr, ReregMrResp};
 use std::ffi::{c_int, c_void};
 
 #[allow(clippy::too_many_arguments)]
@@ -184,5 +184,156 @@ pub(crate) unsafe fn reg_dmabuf_mr(
     m.ibv_mr.addr = offset as usize as *mut c_void;
     m.ibv_mr.length = length;
     m.mr_type = IBV_MR_TYPE_DMABUF_MR;
+    Ok(())
+}
+
+/// What ibv_cmd_reg_mr_ex sends, from the caller's `ibv_mr_init_attr`: an
+/// fd-based request needs its offset and an IOVA and no address; an
+/// address-based one no fd offset; `SIZE_MAX` is the whole address space
+/// for an on-demand MR at address 0 (EINVAL elsewhere), as rdma-core 65.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct RegMrEx {
+    /// `Some((fd, offset))` for a dma-buf.
+    pub fd: Option<(c_int, u64)>,
+    pub addr: u64,
+    pub iova: u64,
+    pub length: u64,
+}
+
+pub(crate) fn reg_mr_ex_args(a: &ibv_mr_init_attr) -> Result<RegMrEx> {
+    const IOVA: u64 = 0x1;
+    const ADDR: u64 = 0x2;
+    const FD: u64 = 0x4;
+    const FD_OFFSET: u64 = 0x8;
+    const ON_DEMAND: c_int = 0x40;
+    let m = a.comp_mask;
+    let mut length = a.length as u64;
+    let fd = if m & FD != 0 {
+        if m & FD_OFFSET == 0 || m & ADDR != 0 {
+            return Err(Errno::EINVAL);
+        }
+        Some((a.fd, a.fd_offset))
+    } else {
+        if m & FD_OFFSET != 0 || m & ADDR == 0 {
+            return Err(Errno::EINVAL);
+        }
+        if a.access & ON_DEMAND != 0 && a.length == usize::MAX {
+            if !a.addr.is_null() {
+                return Err(Errno::EINVAL);
+            }
+            length = u64::MAX;
+        }
+        None
+    };
+    let iova = if m & IOVA != 0 {
+        a.iova
+    } else if fd.is_none() {
+        a.addr as u64
+    } else {
+        // The kernel needs an IOVA for a dma-buf.
+        return Err(Errno::EINVAL);
+    };
+    Ok(RegMrEx {
+        fd,
+        addr: a.addr as u64,
+        iova,
+        length,
+    })
+}
+
+/// ibv_cmd_reg_mr_ex (rdma-core 65): the REG_MR method; on a kernel
+/// without it an address-based request becomes the write() REG_MR, and a
+/// dma-buf or DMA-handle one is EOPNOTSUPP.
+pub(crate) unsafe fn reg_mr_ex(
+    pd: *mut ibv_pd,
+    vmr: *mut verbs_mr,
+    attr: *mut ibv_mr_init_attr,
+) -> Result<()> {
+    // SAFETY: the plugin's PD and MR, the caller's attributes.
+    let (p, a) = unsafe { (pd.as_ref(), attr.as_ref()) };
+    let (p, a) = (p.ok_or(Errno::EINVAL)?, a.ok_or(Errno::EINVAL)?);
+    if vmr.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let args = reg_mr_ex_args(a)?;
+    const DMAH: u64 = 0x10;
+    let dmah = if a.comp_mask & DMAH != 0 {
+        // SAFETY: the caller's handle, a verbs_dmah of its provider.
+        let d = unsafe { a.dmah.cast::<crate::driver_abi::v65::verbs_dmah>().as_ref() };
+        Some(d.ok_or(Errno::EINVAL)?.handle)
+    } else {
+        None
+    };
+    let (mut lkey, mut rkey) = (0u32, 0u32);
+    // SAFETY: no link.
+    let mut f = unsafe {
+        Frame::new(
+            UVERBS_OBJECT_MR,
+            UVERBS_METHOD_REG_MR,
+            11,
+            std::ptr::null_mut(),
+        )?
+    };
+    match args.fd {
+        Some((fd, off)) => {
+            f.u64_in(UVERBS_ATTR_REG_MR_FD_OFFSET, off);
+            f.fd_in(UVERBS_ATTR_REG_MR_FD, fd);
+        }
+        None => {
+            f.u64_in(UVERBS_ATTR_REG_MR_ADDR, args.addr);
+        }
+    }
+    f.u64_in(UVERBS_ATTR_REG_MR_IOVA, args.iova);
+    let h = f.obj_out(UVERBS_ATTR_REG_MR_HANDLE);
+    // SAFETY: our locals, live until execute returns.
+    unsafe {
+        f.ptr_out(UVERBS_ATTR_REG_MR_RESP_LKEY, (&raw mut lkey).cast(), 4);
+        f.ptr_out(UVERBS_ATTR_REG_MR_RESP_RKEY, (&raw mut rkey).cast(), 4);
+    }
+    f.obj_in(UVERBS_ATTR_REG_MR_PD_HANDLE, p.handle);
+    f.u64_in(UVERBS_ATTR_REG_MR_LENGTH, args.length);
+    f.u32_in(UVERBS_ATTR_REG_MR_ACCESS_FLAGS, a.access as u32);
+    if let Some(d) = dmah {
+        f.obj_in(UVERBS_ATTR_REG_MR_DMA_HANDLE, d);
+    }
+    // SAFETY: a hosted context; our live locals.
+    match unsafe { f.execute(p.context) } {
+        Ok(()) => {}
+        Err(e) if e == Errno::ENOTTY || e == Errno::EPROTONOSUPPORT => {
+            if args.fd.is_some() || dmah.is_some() {
+                return Err(Errno::EOPNOTSUPP);
+            }
+            let mut req = [0u8; size_of::<RegMr>() + 8];
+            let mut resp = [0u8; 16];
+            // SAFETY: our buffers of the given sizes; the checked PD and MR.
+            return unsafe {
+                super::reg_mr(
+                    pd,
+                    a.addr,
+                    args.length as usize,
+                    args.iova,
+                    a.access,
+                    vmr,
+                    req.as_mut_ptr().cast(),
+                    req.len(),
+                    resp.as_mut_ptr().cast(),
+                    resp.len(),
+                )
+            };
+        }
+        Err(e) => return Err(e),
+    }
+    // SAFETY: the plugin's new MR (checked non-NULL).
+    let m = unsafe { &mut *vmr };
+    m.ibv_mr.handle = f.read_obj(h);
+    m.ibv_mr.context = p.context;
+    m.ibv_mr.lkey = lkey;
+    m.ibv_mr.rkey = rkey;
+    m.mr_type = if args.fd.is_some() {
+        IBV_MR_TYPE_DMABUF_MR
+    } else {
+        IBV_MR_TYPE_MR
+    };
+    m.access = a.access;
     Ok(())
 }
