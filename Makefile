@@ -115,11 +115,11 @@ RELEASE_SUITES ?= trixie sid
 release-roots:
 	scripts/release-root.sh $(RELEASE_SUITES)
 
-# Every ELF object of the trixie root that needs libibverbs.so.1 resolves
-# against ours (ldd -r in the root, ours bind-mounted in a private mount
-# namespace). tests/releases/ldd.sh.
+# Every ELF object of each release root (trixie's rdma-core 56.1, sid's 65)
+# that needs libibverbs.so.1 resolves against ours (ldd -r in the root, ours
+# bind-mounted in a private mount namespace). tests/releases/ldd.sh.
 release-ldd: all
-	@start=$$(date +%s); scripts/release-root.sh trixie >/dev/null && tests/releases/ldd.sh trixie; \
+	@start=$$(date +%s); scripts/release-root.sh $(RELEASE_SUITES) >/dev/null && tests/releases/ldd.sh $(RELEASE_SUITES); \
 	rc=$$?; echo "release-ldd: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 
 # In one VM boot, chrooted into the trixie root: its ibv_devinfo -v (ours

@@ -87,6 +87,14 @@ for check in $CHECKS; do
 			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R64.exports" \
 			--superset "$R65" --superset-exports "$R65.exports" \
 			--work "$WORK/64" 2>&1) ;;
+	symbols65)	# every export of sid's libibverbs.so.1: rdma-core 65's public
+		# nodes and its whole private node (tests/abi/private65/exports.txt),
+		# so every provider plugin and direct-verbs library of 65 resolves
+		awk '!/^#/ && NF && !seen[$1" "$2]++' "$R65.exports" "$ROOT/tests/abi/private65/exports.txt" \
+			>"$WORK/65-all.exports"
+		out=$("$PY" "$ROOT/tests/abi/abi_check.py" symbols --ref-data "$R65" --our-inc "$OUR_INC" \
+			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$WORK/65-all.exports" \
+			--work "$WORK/65" 2>&1) ;;
 	*65)	# against rdma-core 65's recorded facts (tests/abi/record-65.sh)
 		out=$("$PY" "$ROOT/tests/abi/abi_check.py" "$name" --ref-data "$R65" --our-inc "$OUR_INC" \
 			--ref-inc "$REF_INC" --our-lib "$OUR_LIB" --exports "$R65.exports" \
