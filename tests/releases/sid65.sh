@@ -3,12 +3,15 @@
 #   tests/releases/sid65.sh [ROOT]     (default /var/tmp/sid-root)
 # ROOT is a sid root from debootstrap with ibverbs-utils, ibverbs-providers,
 # libibverbs-dev and gcc. Our build/lib/libibverbs.so.1 is copied into
-# ROOT/opt/ibv-under-test and c-tests/v64/comp_cntr65.c is built there against
-# sid's header; then, chrooted into ROOT on rxe, on sid's own library, on ours
-# with IBV_PROVIDERS=auto and on ours with IBV_PROVIDERS=plugin (hosting sid's
-# librxe-rdmav65.so, shown mapped in the server's /proc/PID/maps):
-# ibv_devinfo, ibv_devinfo -v and comp_cntr65 print what sid's library prints,
-# and ibv_rc_pingpong (plain and -N, the extended QP) passes. Exit 0 if all do.
+# ROOT/opt/ibv-under-test, and c-tests/v64/comp_cntr65.c and
+# tests/releases/cmd65.c are built there against sid's header; then, chrooted
+# into ROOT on rxe, on sid's own library, on ours with IBV_PROVIDERS=auto and
+# on ours with IBV_PROVIDERS=plugin (hosting sid's librxe-rdmav65.so, shown
+# mapped in the server's /proc/PID/maps):
+# ibv_devinfo, ibv_devinfo -v, comp_cntr65 and (on a context of sid's rxe
+# plugin) tests/releases/cmd65.c print what sid's library prints,
+# and ibv_rc_pingpong (plain and -N, the extended QP), perftest's ib_send_lat
+# and ib_write_bw (which link sid's libmlx5 and libefa) pass. Exit 0 if all do.
 set -uo pipefail
 if [ "${1:-}" = --guest ]; then
 	R=$2
@@ -16,37 +19,64 @@ if [ "${1:-}" = --guest ]; then
 	[ -e "$R/usr/bin/ibv_devinfo" ] || umount -l /var/tmp
 	for d in proc sys dev; do mount --bind /$d "$R/$d"; done
 	mount -t tmpfs tmpfs "$R/tmp"
-	O=/opt/ibv-under-test fail=0 out=/tmp/sid65
+	O=/opt/ibv-under-test fail=0 out=/tmp/sid65 L=/usr/lib/x86_64-linux-gnu
+	# A server and its client on rxe0 (NAME SERVER CLIENT EXTRA, @PORT@ in
+	# the commands): both exit 0, and the server's /proc/PID/maps shows the
+	# library of the mode, sid's rxe plugin unless ours runs its own rxe,
+	# and EXTRA (sid's libraries the program links).
+	pair() {
+		local name=$1 scmd=$2 ccmd=$3 extra=$4 port pid hp i maps c s want
+		port=$((18000 + RANDOM % 1000))
+		chroot "$R" env $E ${scmd//@PORT@/$port} >$out/srv 2>&1 &
+		pid=$!
+		# It listens once its device and QP are set up (its stdout is buffered).
+		hp=$(printf ':%04X ' $port) i=0
+		while ! grep -q "$hp.* 0A " /proc/net/tcp /proc/net/tcp6 && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+		# sid's library loads every plugin (mlx5's and efa's are their
+		# libraries): those are looked for only where the program links them.
+		pat='libibverbs\.so[^ ]*|librxe[^ ]*'
+		[ -z "$extra" ] || pat="$pat|libmlx5[^ ]*|libefa[^ ]*"
+		maps=$(grep -oE "[^ ]*($pat)\$" /proc/$pid/maps |
+			sed "s|^$R||" | LC_ALL=C sort -u | tr '\n' ' ')
+		chroot "$R" env $E ${ccmd//@PORT@/$port} >$out/cli 2>&1
+		c=$?
+		wait $pid
+		s=$?
+		want=$L/libibverbs.so.1.18.65.0
+		[ $mode = sid ] || want=$O/libibverbs.so.1
+		[ $mode = auto ] || want="$want $L/libibverbs/librxe-rdmav65.so"
+		want=$(printf '%s\n' $want $extra | LC_ALL=C sort -u | tr '\n' ' ')
+		if [ $s = 0 ] && [ $c = 0 ] && [ "$maps" = "$want" ]; then echo "ok   [$mode] $name (maps: $maps)"
+		else echo "FAIL [$mode] $name: server $s client $c maps $maps (want $want)"; cat $out/srv $out/cli; fail=1; fi
+	}
 	mkdir -p $out
 	for mode in sid auto plugin; do
 		case $mode in
 		sid) E="CTEST_EXPECT_LIB=/usr/lib/x86_64-linux-gnu/libibverbs.so.1" ;;
 		*) E="LD_LIBRARY_PATH=$O IBV_PROVIDERS=$mode CTEST_EXPECT_LIB=$O/libibverbs.so.1" ;;
 		esac
-		for c in ibv_devinfo "ibv_devinfo -v" /opt/sid65/comp_cntr65; do
+		# cmd65 calls 65's provider commands on a context of sid's rxe
+		# plugin: on sid's library and on ours hosting it.
+		cmds=(ibv_devinfo "ibv_devinfo -v" /opt/sid65/comp_cntr65)
+		[ $mode = auto ] || cmds+=(/opt/sid65/cmd65)
+		for c in "${cmds[@]}"; do
 			f=$out/$mode.$(echo "$c" | tr ' /' '__')
 			chroot "$R" env $E sh -c "$c" >"$f" 2>&1 || { echo "FAIL [$mode] $c: exit $?"; fail=1; }
+			# cmd65's lines are the kernel's answers: shown once.
+			[ $mode = sid ] && [ "$c" = /opt/sid65/cmd65 ] && sed 's/^/     /' "$f"
 			[ $mode = sid ] && continue
 			if diff -u "$out/sid.${f#$out/$mode.}" "$f" >"$f.diff"; then echo "ok   [$mode] $c: as sid's"
 			else echo "FAIL [$mode] $c differs from sid's:"; cat "$f.diff"; fail=1; fi
 		done
 		for opt in "" -N; do
-			port=$((18000 + RANDOM % 1000))
-			chroot "$R" env $E ibv_rc_pingpong -d rxe0 -g 1 -p $port -n 20 $opt >$out/srv 2>&1 &
-			pid=$!
-			# It listens once its device and QP are set up (its stdout is buffered).
-			hp=$(printf ':%04X ' $port) i=0
-			while ! grep -q "$hp.* 0A " /proc/net/tcp /proc/net/tcp6 && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
-			maps=$(grep -oE '[^ ]*(libibverbs\.so[^ ]*|librxe[^ ]*)$' /proc/$pid/maps | sed "s|^$R||" | sort -u | tr '\n' ' ')
-			chroot "$R" env $E ibv_rc_pingpong -d rxe0 -g 1 -p $port -n 20 $opt 127.0.0.1 >$out/cli 2>&1
-			c=$?
-			wait $pid
-			s=$?
-			want=/usr/lib/x86_64-linux-gnu/libibverbs.so.1.18.65.0
-			[ $mode = sid ] || want=$O/libibverbs.so.1
-			[ $mode = auto ] || want="$want /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav65.so"
-			if [ $s = 0 ] && [ $c = 0 ] && [ "$maps" = "$want " ]; then echo "ok   [$mode] ibv_rc_pingpong $opt (maps: $maps)"
-			else echo "FAIL [$mode] ibv_rc_pingpong $opt: server $s client $c maps $maps (want $want)"; cat $out/srv $out/cli; fail=1; fi
+			pair "ibv_rc_pingpong $opt" "ibv_rc_pingpong -d rxe0 -g 1 -p @PORT@ -n 20 $opt" \
+				"ibv_rc_pingpong -d rxe0 -g 1 -p @PORT@ -n 20 $opt 127.0.0.1" ""
+		done
+		# perftest links sid's libmlx5 and libefa, which resolve against the
+		# library under test (IBVERBS_PRIVATE_65) before main runs.
+		for t in ib_send_lat ib_write_bw; do
+			pair $t "$t -d rxe0 -x 1 -F -n 100 -p @PORT@" "$t -d rxe0 -x 1 -F -n 100 -p @PORT@ 127.0.0.1" \
+				"$L/libefa.so.1.7.65.0 $L/libmlx5.so.1.27.65.0"
 		done
 	done
 	exit $fail
@@ -57,7 +87,8 @@ R=${1:-/var/tmp/sid-root}
 mkdir -p "$R/opt/ibv-under-test" "$R/opt/sid65"
 cp build/lib/libibverbs.so.1 "$R/opt/ibv-under-test/libibverbs.so.1" || exit 2
 cp c-tests/common.h c-tests/rxe.h "$R/opt/sid65/" && mkdir -p "$R/opt/sid65/v64" &&
-	cp c-tests/v64/comp_cntr65.c "$R/opt/sid65/v64/" &&
-	chroot "$R" gcc -std=gnu11 -O1 -Wall -I/opt/sid65 -o /opt/sid65/comp_cntr65 /opt/sid65/v64/comp_cntr65.c -libverbs ||
-	{ echo "sid65: cannot build comp_cntr65 in $R (gcc, libibverbs-dev)"; exit 2; }
+	cp c-tests/v64/comp_cntr65.c tests/releases/cmd65.c "$R/opt/sid65/v64/" &&
+	for t in comp_cntr65 cmd65; do
+		chroot "$R" gcc -std=gnu11 -O1 -Wall -I/opt/sid65 -o /opt/sid65/$t /opt/sid65/v64/$t.c -libverbs || exit 1
+	done || { echo "sid65: cannot build comp_cntr65, cmd65 in $R (gcc, libibverbs-dev)"; exit 2; }
 exec vm/run.sh --lib debian --timeout "${VM_TIMEOUT:-900}" -- bash "$PWD/tests/releases/sid65.sh" --guest "$R"
