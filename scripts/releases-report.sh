@@ -17,7 +17,9 @@ mkdir -p "$(dirname "$out")"
   echo
   echo "Outcomes: pass; fail (own passed and this library did not, or own failed a case it must pass);"
   echo "own-fail (own failed where the release cannot run the case on rxe) and, then, same (this library"
-  echo "failed with own's exit statuses) or differs (failed otherwise, counted as a failure)."
+  echo "failed with own's exit statuses) or differs (failed otherwise, counted as a failure); xfail"
+  echo "(this library failed a case vm/releases-expected-failures.txt lists, with its reason) and xpass"
+  echo "(listed but passed, counted as a failure)."
   for suite in $(cut -f1 "$res" | awk '!seen[$0]++'); do
     echo
     echo "## $suite"
