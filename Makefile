@@ -130,15 +130,17 @@ release-discovery: all
 	@start=$$(date +%s); scripts/release-root.sh trixie >/dev/null && tests/releases/discovery.sh trixie; \
 	rc=$$?; echo "release-discovery: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 
-# In one VM boot, chrooted into the trixie root: its ibv_devinfo -v (ours
-# prints what its own library prints), ibv_rc_pingpong, ib_send_lat and
-# ib_write_bw on its own library, on ours (IBV_PROVIDERS=auto) and on ours
-# hosting its own librxe-rdmav34.so (IBV_PROVIDERS=plugin).
-# vm/run-releases.sh + vm/guest/releases.sh. `make test` runs the
-# RELEASES_SMOKE subset.
-RELEASES_SMOKE ?= ^(devinfo|ibv_rc_pingpong)$$
+# In one VM boot, chrooted into each release root: its ibverbs-utils,
+# perftest and rdmacm-utils programs and its own pyverbs tests, on its own
+# library, on ours (IBV_PROVIDERS=auto) and on ours hosting its own rxe
+# plugin (IBV_PROVIDERS=plugin); sid on its own and on ours (auto). A case
+# own passes and ours fails is a FAIL. vm/run-releases.sh +
+# vm/guest/releases.sh; report in build/releases/vm-test-releases.md.
+# `make test` runs the RELEASES_SMOKE subset on trixie.
+RELEASES_SMOKE ?= ^(ibv_devices|devinfo-v|ibv_rc_pingpong|ibv_xsrq_pingpong|rping-V)$$
+RELEASES_FULL ?= trixie sid:own,ours
 vm-test-releases: all
-	@start=$$(date +%s); vm/run-releases.sh trixie; \
+	@start=$$(date +%s); vm/run-releases.sh $(RELEASES_FULL); \
 	rc=$$?; echo "vm-test-releases: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 vm-test-releases-smoke: all
 	@start=$$(date +%s); RELEASES_ONLY='$(RELEASES_SMOKE)' VM_RESULTS_NAME=vm-test-releases-smoke vm/run-releases.sh trixie; \
