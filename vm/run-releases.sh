@@ -3,25 +3,32 @@
 # on its own libibverbs, on ours (IBV_PROVIDERS=auto) and on ours hosting the
 # release's rxe plugin (IBV_PROVIDERS=plugin); see vm/guest/releases.sh.
 #
-#   vm/run-releases.sh [SUITE...]     (default: trixie; RELEASES_ONLY=REGEX)
+#   vm/run-releases.sh [SUITE[:LIB,LIB...]...]   (default: trixie)
+#
+# LIBs: own, ours, plugin (the default: all three). RELEASES_ONLY=REGEX runs
+# a subset of the cases; RELEASES_CASE_TIMEOUT (per process, 90 s) and
+# RELEASES_PYVERBS_TIMEOUT (one pyverbs run, 1500 s) bound the runs.
 #
 # The roots come from scripts/release-root.sh (built once, cached outside the
 # checkout); the guest sees them read-only through the host root. Results:
-# vm/out/vm-test-releases/results.tsv, each case's output and LD_DEBUG trace
-# under vm/out/vm-test-releases/SUITE/LIB/CASE/.
+# vm/out/NAME/results.tsv (NAME: VM_RESULTS_NAME, default vm-test-releases),
+# each case's output and LD_DEBUG trace under vm/out/NAME/SUITE/LIB/CASE/;
+# the report (scripts/releases-report.sh) in build/releases/NAME.md.
 set -euo pipefail
-VM_TIMEOUT=${VM_TIMEOUT:-1200}
+VM_TIMEOUT=${VM_TIMEOUT:-5400}
 . "$(dirname "$0")/lib.sh"
 [ $# -gt 0 ] || set -- trixie
 [ -e "$OUR_LIB" ] || vm_die "$OUR_LIB is missing: run 'make' first"
 t_start=$(date +%s)
 roots=${RELEASE_ROOTS:-/var/cache/libibverbs-rs/roots}
-for s in "$@"; do "$REPO/scripts/release-root.sh" "$s" >/dev/null; done
+for s in "$@"; do "$REPO/scripts/release-root.sh" "${s%%:*}" >/dev/null; done
 vm_prepare
 run=$VM_OUT/${VM_RESULTS_NAME:-vm-test-releases}
 rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
 {
-  [ -n "${RELEASES_ONLY:-}" ] && printf 'export RELEASES_ONLY=%q\n' "$RELEASES_ONLY"
+  for v in RELEASES_ONLY RELEASES_CASE_TIMEOUT RELEASES_PYVERBS_TIMEOUT; do
+    [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+  done
   printf 'exec bash %q %q %q' "$REPO/vm/guest/releases.sh" "$run" "$roots"
   printf ' %q' "$@"; echo
 } >"$run/cmd.sh"
@@ -30,5 +37,8 @@ echo "vm-test-releases: booting the VM (kernel $VM_KVER) for $*; logs in ${run#"
 set +e
 VM_QUIET=${VM_QUIET:-0} vm_boot "$run"; rc=$?
 set -e
-echo "vm-test-releases: VM up ${VM_ELAPSED}s, total $(( $(date +%s) - t_start ))s"
+secs=$(( $(date +%s) - t_start ))
+echo "vm-test-releases: VM up ${VM_ELAPSED}s, total ${secs}s"
+[ -f "$run/results.tsv" ] &&
+  "$REPO/scripts/releases-report.sh" "$run" "$REPO/build/releases/${VM_RESULTS_NAME:-vm-test-releases}.md" "$secs"
 exit $rc
