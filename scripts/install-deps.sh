@@ -14,6 +14,7 @@ PKGS=(
   lintian python3-pyverbs                                           # make deb (lintian), make pkg-test (a consumer of libibverbs1)
   debootstrap util-linux                                            # make release-roots (Debian 13, sid), release-ldd (unshare)
   openmpi-bin libopenmpi-dev libucx0                                # the two-host MPI job (Open MPI's UCX pml; vm/run-two-hosts-tests.sh)
+  qperf ucx-utils                                                   # the two-host set: qperf, ucx_perftest (vm/guest/two-hosts.sh)
 )
 
 missing=()

@@ -34,8 +34,9 @@ OUR_LIB=$REPO/build/lib/libibverbs.so.1
 # in this order at boot. crc32_* are what rxe's crypto_alloc_shash("crc32")
 # needs; loading them up front means no autoload is needed later. overlay: the
 # package test (vm/run-pkg-tests.sh) installs the .deb into an overlay root.
-# virtio_net: the NIC of each guest in the two-host mode (vm/run-two-hosts.sh).
-VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay"
+# virtio_net: the NIC of each guest in the two-host mode (vm/run-two-hosts.sh);
+# sch_netem: its loss/reordering case (tc qdisc ... netem).
+VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay sch_netem"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 2; }

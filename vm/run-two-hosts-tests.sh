@@ -29,6 +29,9 @@ rm -rf "$run"; mkdir -p "$run/shared/bin"; chmod 755 "$run"
 cc -std=gnu11 -O1 -g -Wall -o "$run/shared/bin/rc_linkdown" "$VM_DIR/guest/rc_linkdown.c" -libverbs \
    > "$run/rc_linkdown.build.log" 2>&1 ||
   printf 'build\trc_linkdown\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_linkdown.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+cc -std=gnu11 -O1 -g -Wall -o "$run/shared/bin/rc_peerkill" "$VM_DIR/guest/rc_peerkill.c" -libverbs -lrdmacm \
+   > "$run/rc_peerkill.build.log" 2>&1 ||
+  printf 'build\trc_peerkill\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_peerkill.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
 # the MPI job (vm/guest/mpi_pingpong.c), with Debian's Open MPI wrapper
 if command -v mpicc >/dev/null; then
   mpicc -O1 -g -Wall -o "$run/shared/bin/mpi_pingpong" "$VM_DIR/guest/mpi_pingpong.c" > "$run/mpi_pingpong.build.log" 2>&1 ||
@@ -39,7 +42,7 @@ cp "$VM_DIR/guest/two-hosts.sh" "$run/two-hosts.sh"
 for side in a b; do
   mkdir -p "$run/$side"; echo "$REPO" > "$run/$side/cwd"
   {
-    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS; do
+    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU; do
       [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     echo "exec bash '$run/two-hosts.sh'"
@@ -60,6 +63,15 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
   for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(phase|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
+  done
+  for f in "$run"/shared/cases/*/rc_peer*/server.out "$run"/shared/cases/*/rc_peer*/*/server.out \
+           "$run"/shared/cases/*/rc_netem*/server.out "$run"/shared/cases/*/rc_netem/*/server.out; do
+    [ -e "$f" ] || continue
+    echo "${f#$run/shared/cases/}:"; grep -E '^(stream|events|TIMEWAIT|rdma_disconnect|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
+  done
+  for f in "$run"/shared/cases/*/rc_mtu*/outcome "$run"/shared/cases/*/rc_mtu/*/outcome; do
+    [ -e "$f" ] || continue
+    echo "${f#$run/shared/cases/}: $(cat "$f"); b: $(tr '\n' ' ' < "${f%/outcome}/mtu.b")"
   done
 } > "$run/summary.txt"
 echo; cat "$run/summary.txt"; echo

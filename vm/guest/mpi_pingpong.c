@@ -1,7 +1,9 @@
 /*
  * An MPI job across the two guests (vm/guest/two-hosts.sh, case mpi): a
  * ping-pong between ranks 0 and 1 with every byte checked, at sizes from 1 B
- * to 1 MiB, then an allreduce over every rank whose sum is known. Each rank
+ * to 1 MiB, then an allreduce over every rank whose sum is known, then an
+ * alltoall of 64 KiB blocks whose every byte names its sender, its receiver
+ * and its offset. Each rank
  * prints the libibverbs.so.1 its /proc/self/maps shows (the proof of the
  * library each host ran on). Exit 0 when every check held on every rank.
  */
@@ -94,7 +96,26 @@ int main(int argc, char **argv)
 	MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("allreduce over %d ranks (%d longs): %s\n", size, N, all_bad ? "FAIL" : "ok");
+	/* alltoall: the block from rank s to rank r holds byte (s * 31 + r * 7 + i) */
+	enum { B = 65536 };
+	unsigned char *sb = malloc((size_t)B * size), *rb = calloc((size_t)B * size, 1);
+	for (int r = 0; r < size; r++)
+		for (int i = 0; i < B; i++)
+			sb[(size_t)r * B + i] = (unsigned char)(rank * 31 + r * 7 + i);
+	MPI_Alltoall(sb, B, MPI_BYTE, rb, B, MPI_BYTE, MPI_COMM_WORLD);
+	int a_bad = 0, all_a_bad = 0;
+	for (int s = 0; s < size && !a_bad; s++)
+		for (int i = 0; i < B; i++)
+			if (rb[(size_t)s * B + i] != (unsigned char)(s * 31 + rank * 7 + i)) {
+				printf("rank %d: alltoall block from %d byte %d is %u\n", rank, s, i, rb[(size_t)s * B + i]);
+				a_bad = 1;
+				break;
+			}
+	MPI_Allreduce(&a_bad, &all_a_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("alltoall over %d ranks (%d B blocks): %s\n", size, B, all_a_bad ? "FAIL" : "ok");
+	free(sb); free(rb);
 	free(buf); free(in); free(out);
 	MPI_Finalize();
-	return all_bad;
+	return all_bad || all_a_bad;
 }

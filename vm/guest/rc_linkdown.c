@@ -22,6 +22,13 @@
  *     messages.
  * The sender then writes SYNCDIR/drained. Exit 0 when all of that held.
  * The TCP connection that exchanges QP numbers stays open across the outage.
+ *
+ *   rc_linkdown -n N [-r RETRY] ...                stream only (no cut)
+ *
+ * sends just the checked stream of N messages on one QP pair (retry_cnt RETRY,
+ * default 3; rxe's 7 retries forever): every message arrives once, in order,
+ * uncorrupted, and every send completes once with success (case rc_netem,
+ * with loss, duplication, corruption and reordering on the link).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,12 +50,12 @@
 #define MSG 64
 #define CUT_AFTER 200
 #define RQ 512
-#define PHASE2 100
 #define GUARD 60.0
 
 struct peer { uint32_t qpn, psn; uint8_t gid[16]; uint32_t count; };
 
-static int gidx = 1, port = 18515;
+static int gidx = 1, port = 18515, retry = 3, stream_only;
+static uint64_t PHASE2 = 100;
 static const char *syncdir;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -145,7 +152,7 @@ static void conn_connect(struct conn *c, const struct peer *p)
 		die("modify to RTR: %s", strerror(errno));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
-	a.retry_cnt = 3;
+	a.retry_cnt = retry;
 	a.rnr_retry = 7;
 	a.sq_psn = c->psn;
 	a.max_rd_atomic = 1;
@@ -198,6 +205,7 @@ static int msg_ok(const char *m, uint64_t seq)
 static void send_checked(struct conn *c)
 {
 	uint64_t posted = 0, done = 0;
+	unsigned char *seen = calloc(PHASE2, 1);
 	double t0 = now();
 	while (done < PHASE2) {
 		while (posted < PHASE2 && posted - done < DEPTH)
@@ -209,13 +217,18 @@ static void send_checked(struct conn *c)
 			die("phase 2: ibv_poll_cq failed");
 		if (n == 0)
 			usleep(200);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				die("phase 2: wr %llu: %s", (unsigned long long)wc[i].wr_id, ibv_wc_status_str(wc[i].status));
+			if (wc[i].wr_id >= posted || seen[wc[i].wr_id]++)
+				die("phase 2: completion for wr %llu unknown or twice", (unsigned long long)wc[i].wr_id);
+		}
 		done += n;
 		if (now() - t0 > GUARD)
-			die("phase 2: %llu of %d completions after %.0f s", (unsigned long long)done, PHASE2, GUARD);
+			die("phase 2: %llu of %llu completions after %.0f s", (unsigned long long)done,
+			    (unsigned long long)PHASE2, GUARD);
 	}
+	free(seen);
 }
 
 static int sender(const char *host)
@@ -244,13 +257,16 @@ static int sender(const char *host)
 	xfer(fd, &me, sizeof(me), 1);
 	xfer(fd, &them, sizeof(them), 0);
 	conn_connect(&c, &them);
+	int bad = 0;
+	if (stream_only)
+		goto checked;
 
 	/* phase 1: stream until the first error completion */
 	enum { MAXWR = 1 << 22 };
 	unsigned char *seen = calloc(MAXWR, 1);
 	enum ibv_wc_status *st = calloc(MAXWR, sizeof(*st));
 	uint64_t posted = 0, completed = 0, ok = 0, first_err = UINT64_MAX;
-	int cut = 0, bad = 0, post_failed = 0;
+	int cut = 0, post_failed = 0;
 	double t_cut = 0, t_err = 0;
 	while (first_err == UINT64_MAX) {
 		while (!post_failed && posted - completed < DEPTH && posted < MAXWR) {
@@ -383,14 +399,18 @@ static int sender(const char *host)
 	xfer(fd, &me, sizeof(me), 1);
 	xfer(fd, &them, sizeof(them), 0);
 	conn_connect(&c, &them);
+checked:;
+	double t_s = now();
 	send_checked(&c);
+	double t_e = now();
 	char verdict;
 	xfer(fd, &verdict, 1, 0);
 	if (verdict != 'Y') {
 		printf("FAIL: the receiver reported a failure (see its output)\n");
 		bad = 1;
 	} else
-		printf("phase 2: %d checked sends on a fresh QP pair after the link came back\n", PHASE2);
+		printf("%s: %llu checked sends completed once each, in %.2f s%s\n", stream_only ? "stream" : "phase 2",
+		       (unsigned long long)PHASE2, t_e - t_s, stream_only ? "" : ", on a fresh QP pair after the link came back");
 	conn_destroy(&c);
 	close(fd);
 	return bad;
@@ -417,10 +437,12 @@ static int receiver(void)
 	xfer(fd, &them, sizeof(them), 0);
 	xfer(fd, &me, sizeof(me), 1);
 	conn_connect(&c, &them);
-
-	/* phase 1: take messages in order until the sender speaks again */
 	uint64_t next = 0;
 	int bad = 0;
+	if (stream_only)
+		goto checked;
+
+	/* phase 1: take messages in order until the sender speaks again */
 	for (;;) {
 		struct ibv_wc wc[16];
 		int n = ibv_poll_cq(c.cq, 16, wc);
@@ -465,6 +487,7 @@ static int receiver(void)
 	conn_me(&c, &me);
 	xfer(fd, &me, sizeof(me), 1);
 	conn_connect(&c, &them);
+checked:
 	next = 0;
 	double t0 = now();
 	while (next < PHASE2) {
@@ -477,15 +500,25 @@ static int receiver(void)
 				bad = 1;
 			}
 			next++;
+			if (stream_only)
+				post_recv(&c, wc[i].wr_id);
 		}
 		if (n < 0)
 			die("ibv_poll_cq failed");
 		if (n == 0)
 			usleep(200);
 		if (now() - t0 > GUARD)
-			die("phase 2: %llu of %d messages after %.0f s", (unsigned long long)next, PHASE2, GUARD);
+			die("phase 2: %llu of %llu messages after %.0f s", (unsigned long long)next,
+			    (unsigned long long)PHASE2, GUARD);
 	}
-	printf("phase 2: received %d checked messages on a fresh QP pair\n", PHASE2);
+	usleep(200000);
+	struct ibv_wc x;
+	if (ibv_poll_cq(c.cq, 1, &x) > 0) {
+		printf("FAIL: a receive completion beyond the %llu messages sent\n", (unsigned long long)PHASE2);
+		bad = 1;
+	}
+	printf("%s: received %llu checked messages, in order, each once\n", stream_only ? "stream" : "phase 2",
+	       (unsigned long long)PHASE2);
 	char verdict = bad ? 'N' : 'Y';
 	xfer(fd, &verdict, 1, 1);
 	conn_destroy(&c);
@@ -496,8 +529,10 @@ static int receiver(void)
 int main(int argc, char **argv)
 {
 	int o;
-	while ((o = getopt(argc, argv, "g:p:s:")) != -1) {
+	while ((o = getopt(argc, argv, "g:n:p:r:s:")) != -1) {
 		switch (o) {
+		case 'n': PHASE2 = strtoull(optarg, NULL, 0); stream_only = 1; break;
+		case 'r': retry = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 's': syncdir = optarg; break;
@@ -519,7 +554,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	int r;
 	if (optind < argc) {
-		if (!syncdir)
+		if (!syncdir && !stream_only)
 			die("the sender needs -s SYNCDIR");
 		r = sender(argv[optind]);
 	} else

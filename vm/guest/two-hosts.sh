@@ -21,6 +21,7 @@ SRV=192.168.77.1 CLI=192.168.77.2
 RES=$SHARED/results.tsv CASES=$SHARED/cases SYNC=$SHARED/sync
 BIN=$SHARED/bin
 PORT=20000 K=0
+UCX_ENV="UCX_NET_DEVICES=rxe0:1 UCX_UD_ETH_DGID_CHECK=n"   # (+ UCX_IB_GID_INDEX below)
 mkdir -p "$CASES" "$SYNC"
 
 # the GID index of this guest's IPv4 address (::ffff:a.b.c.d)
@@ -33,12 +34,19 @@ gid_index() {
   echo 1
 }
 G=$(gid_index)
+UCX_ENV="$UCX_ENV UCX_IB_GID_INDEX=$G"
 
 run() { # LIB DIR TAG CMD...
   local lib=$1 d=$2 tag=$3; shift 3
   timeout -k 5 "$T" env $(libenv "$lib") LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
     "$@" > "$d/$tag.out" 2> "$d/$tag.err" < /dev/null
   echo $? > "$d/$tag.rc"
+}
+# kill_tree PID: PID's descendants, then PID (SIGTERM)
+kill_tree() {
+  local c
+  for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+  kill "$1" 2>/dev/null
 }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
@@ -81,6 +89,7 @@ pair() {
   for mode in ${PAIR_MODES:-$MODES}; do
     names "$mode" "$name"
     K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    case $wait in cm:*) p=${wait#cm:} ;; esac
     d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
     if [ "$ROLE" = a ]; then
       run "$slib" "$d" server ${scmd//@PORT@/$p} &
@@ -88,13 +97,19 @@ pair() {
       for i in $(seq 1 $((T * 10))); do
         case $wait in
           tcp) ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break ;;
-          cm)  rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break ;;
+          cm*) rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break ;;
+          sleep) [ $i -gt 20 ] && break ;;
         esac
         kill -0 $spid 2>/dev/null || break
         sleep 0.1
       done
       touch "$SYNC/$K.ready"
       waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      # a daemon (KILL_SERVER=1) is stopped here: its status then counts as 0
+      if [ -n "${KILL_SERVER:-}" ]; then
+        sleep 1; for i in $(pgrep -P $spid); do kill_tree "$i"; done; wait $spid 2>/dev/null
+        case $(cat "$d/server.rc" 2>/dev/null) in 124|143) echo 0 > "$d/server.rc" ;; esac
+      fi
       for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
       judge "$d" "$t0" "${CHECK:-}"
@@ -153,6 +168,200 @@ linkdown() {
   done
 }
 
+# wait_rxe_up: eth0 is up again and rxe0's port ACTIVE with this guest's GID
+wait_rxe_up() {
+  local i
+  for i in $(seq 1 300); do
+    grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
+      [ "$(gid_index)" = "$G" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# rc_peerkill, rc_peercut (vm/guest/rc_peerkill.c, its expected outcome at
+# its top): the survivor on a streams RC SENDs over an rdma_cm connection to
+# the victim on b; when the survivor asks (cut), b SIGKILLs the victim
+# (kill) or takes eth0 down (cut) until the survivor has exited. The survivor
+# must end on its own, with exit 0; PEER_VG=1 runs it under valgrind
+# memcheck (as make vm-memcheck: definite leaks are errors), and then its
+# summary must show 0 bytes definitely and indirectly lost and no error.
+# The victim is killed in both (exit 137) and must have printed no FAIL.
+peer_judge() { # DIR
+  local d=$1 f lost
+  grep -q '^FAIL' "$d/client.out" && { grep -m1 '^FAIL' "$d/client.out"; return 1; }
+  grep -q '^connected' "$d/client.out" || { echo "the victim never connected"; return 1; }
+  for f in "$d"/vg.server.*; do
+    [ -e "$f" ] || continue
+    lost=$(grep -E 'definitely lost:|indirectly lost:|ERROR SUMMARY:' "$f" | sed 's/^==[0-9]*== *//' | tr '\n' ' ')
+    grep -qE 'definitely lost: [1-9]|indirectly lost: [1-9]|ERROR SUMMARY: [1-9]' "$f" && { echo "memcheck: $lost"; return 1; }
+  done
+  return 0
+}
+# proof under valgrind: its launcher's trace initialises no libibverbs.so.1;
+# every process that did must have loaded the intended one, and one must have
+vg_proof() { # LIB DIR TAG
+  local want f got n=0
+  case $1 in debian) want='/usr/lib/x86_64-linux-gnu/libibverbs.so.1|/lib/x86_64-linux-gnu/libibverbs.so.1' ;; *) want=$OURS ;; esac
+  for f in "$2/ld.$3".*; do
+    [ -e "$f" ] || continue
+    got=$(grep -m1 -oE 'calling init: [^ ]*libibverbs\.so\.1' "$f" | sed 's/calling init: //')
+    [ -n "$got" ] || continue
+    n=$((n + 1))
+    echo "$got" | grep -qxE "$want" || { echo "loaded $got, not the $1 library"; return 1; }
+  done
+  [ $n -gt 0 ] || { echo "no process initialised libibverbs.so.1"; return 1; }
+}
+peerfault() { # NAME kill|cut
+  local name=$1 how=$2 mode d t0 i p slib clib col cname s spid vpid vg rs rc detail
+  want "$name" || return 0
+  for mode in ${PEER_MODES:-ours:ours debian:debian}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); s=$SYNC/$K.pk
+    if [ "$ROLE" = a ]; then
+      mkdir -p "$s"
+      vg=""
+      [ "${PEER_VG:-0}" = 1 ] && vg="valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite,indirect --suppressions=$REPO/vm/memcheck.supp --log-file=$d/vg.server.%p"
+      T=$((T * 3)) run "$slib" "$d" server $vg "$BIN/rc_peerkill" -s "$s" -p "$p" $([ $how = kill ] && echo -k) &
+      spid=$!
+      for i in $(seq 1 $((T * 30))); do
+        rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break
+        kill -0 $spid 2>/dev/null || break
+        sleep 0.1
+      done
+      touch "$SYNC/$K.ready"
+      wait $spid
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
+      if [ "$rs" != 0 ]; then detail="survivor (a) exit $rs: $(grep -m1 '^FAIL' "$d/server.out" || why "$d/server.err")"
+      elif [ "$rc" != 137 ]; then detail="victim (b) exit $rc, not 137 (killed): $(why "$d/client.err")"
+      elif [ -n "$vg" ] && ! detail=$(vg_proof "$slib" "$d" server); then :
+      elif [ -z "$vg" ] && ! detail=$(proof "$slib" "$d" server); then detail=$(echo "$detail" | head -1)
+      elif ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+      elif ! detail=$(peer_judge "$d"); then :
+      else detail=""
+      fi
+      if [ -z "$detail" ]; then
+        record "$col" "$cname" pass "$t0" "$(grep -m1 '^event kinds' "$d/server.out")$(cat "$d"/vg.server.* 2>/dev/null | grep -m1 'possibly lost' | sed 's/^==[0-9]*== */; memcheck: /')"
+      else record "$col" "$cname" fail "$t0" "$detail"; fi
+    else
+      waitf "$SYNC/$K.ready" $((T + 60))
+      run "$clib" "$d" client "$BIN/rc_peerkill" -p "$p" -c "$SRV" &
+      for i in $(seq 1 $((T * 15))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      vpid=$(pgrep -f "^$BIN/rc_peerkill -p $p -c")
+      case $how in
+        kill)
+          kill -9 $vpid
+          echo "b: victim $vpid SIGKILLed at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
+          waitf "$SYNC/$K.done" $((T * 3 + 60)) ;;
+        cut)
+          ip link set eth0 down
+          echo "b: eth0 down at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
+          waitf "$SYNC/$K.done" $((T * 3 + 60))
+          ip link set eth0 up; wait_rxe_up
+          echo "b: eth0 up, rxe0 $(cat /sys/class/infiniband/rxe0/ports/1/state) at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
+          kill -9 $vpid ;;
+      esac
+      wait
+      touch "$SYNC/$K.end"
+    fi
+  done
+}
+
+# rc_netem: a checked stream of RC SENDs (rc_linkdown -n) while netem on both
+# guests' eth0 drops, duplicates, corrupts and reorders packets. Expected:
+# 0 corrupted, 0 lost, 0 duplicated, 0 out-of-order messages at the receiver,
+# and every send completes once, with success: RoCE's PSNs, ICRC and the
+# go-back-N retransmission hide all of it. retry_cnt 7 (rxe retries forever):
+# a finite budget may run out under this loss rate, which is not the point.
+NETEM=${TWO_HOSTS_NETEM:-delay 3ms reorder 20% 50% loss 3% duplicate 3% corrupt 1%}
+netem() {
+  local name=rc_netem mode d t0 i p slib clib col cname rpid
+  want "$name" || return 0
+  for mode in ${NETEM_MODES:-debian:debian ours:ours}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    tc qdisc replace dev eth0 root netem $NETEM 2> "$d/tc.$ROLE.err" || echo "tc netem failed on $ROLE: $(cat "$d/tc.$ROLE.err")" >> "$d/$([ $ROLE = a ] && echo server || echo client).err"
+    if [ "$ROLE" = a ]; then
+      waitf "$SYNC/$K.ready" $((T + 60))
+      T=$((T * 2)) run "$slib" "$d" server "$BIN/rc_linkdown" -g "$G" -p "$p" -n 2000 -r 7 "$CLI"
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      tc -s qdisc show dev eth0 > "$d/tc.a.stats"
+      tc qdisc del dev eth0 root 2>/dev/null
+      judge "$d" "$t0" netem_check
+    else
+      T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" -n 2000 -r 7 &
+      rpid=$!
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      touch "$SYNC/$K.ready"
+      wait $rpid
+      waitf "$SYNC/$K.done" $((T + 60))
+      tc -s qdisc show dev eth0 > "$d/tc.b.stats"
+      tc qdisc del dev eth0 root 2>/dev/null
+      touch "$SYNC/$K.end"
+    fi
+  done
+}
+# the netem counters must show it acted (a's stats; b's are written last)
+netem_check() {
+  grep -q '^stream: 2000 checked sends completed once each' "$1/server.out" || { echo "sender: no full stream"; return 1; }
+  grep -q '^stream: received 2000 checked messages, in order, each once' "$1/client.out" || { echo "receiver: no full stream"; return 1; }
+  grep -q 'netem' "$1/tc.a.stats" || { echo "no netem on a"; return 1; }
+}
+
+# rc_mtu: guest b's eth0 MTU lowered to 576 (rxe0's active MTU follows it,
+# to 256) under an RC ping-pong whose QPs ask for path MTU 1024 and move
+# 4 KiB messages. What rxe and the peers do is recorded as Debian's pair does
+# it (first in the list); every other pair must end the same way: the same
+# exit status on each side. Expected before the first run: no error at
+# modify-QP time (rxe does not check path_mtu against the port), then either
+# the packets pass (IP fragments them) or they are dropped and, as
+# ibv_rc_pingpong's retry_cnt is 7 (rxe: retry forever), both sides hang
+# until the timeout (exit 124). Seen on Debian's: the hang, on both sides.
+MTU_LOW=${TWO_HOSTS_MTU:-576}
+mtu_case() {
+  local name=rc_mtu mode d t0 spid i p slib clib col cname rs rc ref got detail
+  want "$name" || return 0
+  for mode in ${MTU_MODES:-debian:debian ours:ours ours:debian debian:ours}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      T=30 run "$slib" "$d" server ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" &
+      spid=$!
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      touch "$SYNC/$K.ready"
+      waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      wait $spid
+      rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
+      got="server exit $rs, client exit $rc"
+      echo "$got" > "$d/outcome"
+      ref=$(cat "$CASES/debian/$name/outcome" 2>/dev/null)
+      detail=""
+      if ! detail=$(proof "$slib" "$d" server) || ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+      elif [ "$mode" != debian:debian ] && [ "$got" != "$ref" ]; then detail="$got; Debian's pair: ${ref:-none}"
+      else detail=""
+      fi
+      if [ -z "$detail" ]; then record "$col" "$cname" pass "$t0" "$got ($(why "$d/client.err" | cut -c1-80))"
+      else record "$col" "$cname" fail "$t0" "$detail"; fi
+      touch "$SYNC/$K.end"
+    else
+      ip link set eth0 mtu "$MTU_LOW"
+      for i in $(seq 1 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; sleep 0.1; done
+      { ip -o link show eth0 | grep -o 'mtu [0-9]*'; ibv_devinfo -d rxe0 | grep -E 'active_mtu|max_mtu'; } > "$d/mtu.b" 2>&1
+      waitf "$SYNC/$K.ready" $((T + 60))
+      T=30 run "$clib" "$d" client ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" "$SRV"
+      ip link set eth0 mtu 1500; wait_rxe_up
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60))
+    fi
+  done
+}
+
 # mpi: Debian's Open MPI, its UCX pml over the verbs transports only (rc_verbs,
 # ud_verbs for wireup), one rank per guest, launched by mpirun on a; the
 # launch agent (vm/guest/mpi-agent.sh) hands orted to b through the shared
@@ -167,7 +376,8 @@ mpi_maps() { # DIR: both ranks mapped $want_lib
     got=$(grep -m1 "^rank $r: maps: " "$1/server.out" | sed 's/^rank [0-9]: maps: //')
     [ "$got" = "$want_lib" ] || { echo "rank $r mapped ${got:-no libibverbs.so.1}, not $want_lib"; return 1; }
   done
-  grep -q '^ping-pong: .*: ok$' "$1/server.out" && grep -q '^allreduce over 2 ranks .*: ok$' "$1/server.out" ||
+  grep -q '^ping-pong: .*: ok$' "$1/server.out" && grep -q '^allreduce over 2 ranks .*: ok$' "$1/server.out" &&
+    grep -q '^alltoall over 2 ranks .*: ok$' "$1/server.out" ||
     { echo "the job's own checks did not pass"; return 1; }
 }
 # packets rxe0 received so far: the job's data must go over RDMA (about 14 MB
@@ -232,10 +442,25 @@ if [ "$SUITE" = full ]; then
   pair rping cm "rping -s -v -C 10 -a $SRV -p @PORT@" "rping -c -v -C 10 -a $SRV -p @PORT@"
   pair ucmatose cm "ucmatose -b $SRV -p @PORT@ -C 10" "ucmatose -s $SRV -p @PORT@ -C 10"
   pair rdma_server cm "rdma_server -s $SRV -p @PORT@" "rdma_client -s $SRV -p @PORT@"
+  # rdma_cm's address and route resolution over the wire, UD and multicast
+  pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
+  pair mckey sleep "mckey -m 239.77.0.1 -b $SRV -C 10" "mckey -m 239.77.0.1 -b $CLI -s -C 10"
+  # qperf over rdma_cm (RoCE needs GIDs, not LIDs); its server is a daemon
+  KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
+  for t in rc_verbs ud_verbs; do
+    pair "ucx_perftest-$t" tcp "env $UCX_ENV ucx_perftest -p @PORT@" \
+      "env $UCX_ENV ucx_perftest -p @PORT@ -d rxe0:1 -x $t -t am_lat -n 2000 $SRV"
+  done
   LINKDOWN_MODES=$MODES linkdown
+  PEER_MODES=$MODES peerfault rc_peerkill kill
+  PEER_MODES=$MODES peerfault rc_peercut cut
+  PEER_VG=1 peerfault rc_peerkill-memcheck kill
+  netem
+  mtu_case
   MPI_LIBS=${MPI_LIBS:-ours debian} mpi
 else
   linkdown
+  peerfault rc_peerkill kill
   mpi
 fi
 echo "two-hosts: guest $ROLE done"
