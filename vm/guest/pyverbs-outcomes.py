@@ -102,11 +102,16 @@ def main():
         if ended:
             break
         # the child died: in the test it had started (recorded as crash), or
-        # between tests (a row after the last one); go on after it
+        # between tests (a row after the last one); go on after it. Dead
+        # before its first test (the tests did not load): one row, stop.
         if started is None:
-            started = '(after %s)' % (order[-1] if order else 'start')
+            if not order:
+                order.append('(loading the tests)')
+                outcome[order[0]] = ('crash', 'exit status %d' % rc)
+                break
+            started = '(after %s)' % order[-1]
             if started in outcome:
-                break   # no progress
+                break
         if started not in outcome:
             order.append(started)
         outcome[started] = ('crash', 'exit status %d' % rc)

@@ -261,8 +261,14 @@ pyverbs() {
                       ($1 in ok) && $2 != "pass" { print $1 "\t" $2 "\t" $3 }' \
           "$OUT/$suite/own/pyverbs/outcomes.tsv" "$d/outcomes.tsv")
     n=$(awk -F'\t' '$2 == "pass"' "$OUT/$suite/own/pyverbs/outcomes.tsv" | wc -l)
-    if [ -z "$detail" ] && [ "$(awk -F'\t' '$2 == "pass"' "$d/outcomes.tsv" | wc -l)" -lt "$n" ] && [ -z "$reg" ]; then
-      detail="fewer tests passed than own's $n"
+    # ... and those that did not run at all (the tests did not load, or a
+    # crash the child could not go on after)
+    local miss
+    miss=$(awk -F'\t' 'NR == FNR { if ($2 == "pass") ok[$1] = 1; next } { seen[$1] = 1 }
+                       END { for (i in ok) if (!(i in seen)) n++; print n + 0 }' \
+          "$OUT/$suite/own/pyverbs/outcomes.tsv" "$d/outcomes.tsv")
+    if [ -z "$detail" ] && [ "$miss" -gt 0 ]; then
+      detail="$miss of the $n tests own passes did not run here: $(head -1 "$d/outcomes.tsv" | cut -f1,3 | tr '\t' ' ') $(why "$d/main.err")"
     fi
     echo "$reg" | while IFS=$'\t' read -r id k why; do
       [ -n "$id" ] && record "$suite" "$lib" "pyverbs/${id#tests.}" fail "$t0" "own passes, here $k: $why"
