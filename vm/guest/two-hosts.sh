@@ -445,8 +445,9 @@ if [ "$SUITE" = full ]; then
   # rdma_cm's address and route resolution over the wire, UD and multicast
   pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
   pair mckey sleep "mckey -m 239.77.0.1 -b $SRV -C 10" "mckey -m 239.77.0.1 -b $CLI -s -C 10"
-  # qperf over rdma_cm (RoCE needs GIDs, not LIDs); its server is a daemon
-  KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
+  # qperf over rdma_cm (RoCE needs GIDs, not LIDs); its server is a daemon,
+  # with -D (its steps on stderr: the server's own errors go nowhere else)
+  KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@ -D" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
   for t in rc_verbs ud_verbs; do
     pair "ucx_perftest-$t" tcp "env $UCX_ENV ucx_perftest -p @PORT@" \
       "env $UCX_ENV ucx_perftest -p @PORT@ -d rxe0:1 -x $t -t am_lat -n 2000 $SRV"
