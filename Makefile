@@ -175,7 +175,7 @@ demo: all
 bench: all
 	bench/run.sh
 
-# libFuzzer (cargo-fuzz, nightly): every target for 20 s in `make test`,
+# libFuzzer (cargo-fuzz, nightly): every target for 10 s in `make test`,
 # 10 min each in `make fuzz` (FUZZ_SECS=...). See fuzz/run.sh.
 FUZZ_SECS ?= 600
 fuzz-smoke:

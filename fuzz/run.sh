@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (fuzz/fuzz_targets) for SECONDS each, in one process
 # (no -jobs: no forks), memory capped, starting from and adding to the committed corpus.
-#   fuzz/run.sh 20          the short run of `make test` (fuzz-smoke): new
+#   fuzz/run.sh 10          the short run of `make test` (fuzz-smoke): new
 #                           inputs go to a scratch dir, the tree stays clean
 #   FUZZ_KEEP=1 fuzz/run.sh 600   `make fuzz`: new inputs join fuzz/corpus/
 #   FUZZ_ONLY=cq_ring fuzz/run.sh 60

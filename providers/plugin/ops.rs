@@ -10,7 +10,7 @@ use super::call;
 use super::context::Priv;
 use super::objects;
 use crate::abi::*;
-use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef, generic};
+use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef};
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
@@ -129,49 +129,17 @@ impl ContextOps for Hosted {
         // SAFETY: the plugin's op on its own context.
         ret(call::on(ctx, || unsafe { f(ctx.c_ptr(), port, attr) }))
     }
-    fn query_gid_ex(
-        &self,
-        ctx: &Context,
-        port: u32,
-        index: u32,
-        flags: u32,
-        mask: u32,
-    ) -> Result<ibv_gid_entry> {
-        generic::gid::query_gid_ex(ctx, port, index, flags, mask)
-    }
-    fn query_gid_table(
-        &self,
-        ctx: &Context,
-        out: &mut [u8],
-        entry_size: usize,
-        flags: u32,
-    ) -> Result<usize> {
-        generic::gid::query_gid_table(ctx, out, entry_size, flags)
-    }
-    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
-        generic::pkey::query_pkey(ctx, port, index)
-    }
-    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
-        generic::async_event::get_async_event(ctx, event)?;
+    fn async_event(&self, ctx: &Context, event: &mut ibv_async_event) {
         if let Some(f) = self.slot(|o| o.async_event) {
             // SAFETY: the plugin's hook on the event just read.
             unsafe { f(ctx.c_ptr(), event) };
         }
-        Ok(())
     }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
-        generic::channel::create_comp_channel(ctx)
-    }
-    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
-        generic::channel::destroy_comp_channel(ch)
-    }
-    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
-        let (cq, x) = generic::channel::get_cq_event(ch)?;
+    fn cq_event(&self, cq: *mut ibv_cq) {
         if let Some(f) = self.slot(|o| o.cq_event) {
             // SAFETY: a live CQ of this plugin (found in the registry).
             unsafe { f(cq) };
         }
-        Ok((cq, x))
     }
 
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
@@ -392,17 +360,6 @@ impl ContextOps for Hosted {
         Ok(EventCounts::default())
     }
 
-    /// rdma-core's ibv_init_ah_from_wc is the library's own, for every provider.
-    fn init_ah_from_wc(
-        &self,
-        ctx: &Context,
-        port: u8,
-        wc: &ibv_wc,
-        grh: Option<&ibv_grh>,
-        ah_attr: &mut ibv_ah_attr,
-    ) -> Result<()> {
-        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
-    }
     fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         // SAFETY: a live QP of this plugin; the caller's GID.
         ret(unsafe { self.op(|o| o.attach_mcast)?(qp.c::<ibv_qp>(), gid, lid) })

@@ -68,40 +68,6 @@ impl ContextOps for RxeContext {
     fn query_port(&self, ctx: &Context, port: u8, attr: &mut ibv_port_attr) -> Result<()> {
         generic::port::query_port(ctx, port, attr)
     }
-    fn query_gid_ex(
-        &self,
-        ctx: &Context,
-        port: u32,
-        index: u32,
-        flags: u32,
-        fallback_mask: u32,
-    ) -> Result<ibv_gid_entry> {
-        generic::gid::query_gid_ex(ctx, port, index, flags, fallback_mask)
-    }
-    fn query_gid_table(
-        &self,
-        ctx: &Context,
-        out: &mut [u8],
-        entry_size: usize,
-        flags: u32,
-    ) -> Result<usize> {
-        generic::gid::query_gid_table(ctx, out, entry_size, flags)
-    }
-    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
-        generic::pkey::query_pkey(ctx, port, index)
-    }
-    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
-        generic::async_event::get_async_event(ctx, event)
-    }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
-        generic::channel::create_comp_channel(ctx)
-    }
-    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
-        generic::channel::destroy_comp_channel(ch)
-    }
-    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
-        generic::channel::get_cq_event(ch)
-    }
     // ---- end of context-level verbs ----
     // ---- PD, MR, MW, AH, multicast (pdmr) ----
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
@@ -127,16 +93,6 @@ impl ContextOps for RxeContext {
     }
     fn destroy_ah(&self, ah: &Obj) -> Result<()> {
         super::ah::destroy(ah)
-    }
-    fn init_ah_from_wc(
-        &self,
-        ctx: &Context,
-        port: u8,
-        wc: &ibv_wc,
-        grh: Option<&ibv_grh>,
-        ah_attr: &mut ibv_ah_attr,
-    ) -> Result<()> {
-        generic::ah_wc::init_ah_from_wc(ctx, port, wc, grh, ah_attr)
     }
     fn attach_mcast(&self, qp: &Obj, gid: &ibv_gid, lid: u16) -> Result<()> {
         generic::mcast::attach(qp, gid, lid)

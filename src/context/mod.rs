@@ -59,6 +59,8 @@ enum CCtx {
 unsafe impl Sync for Context {}
 // SAFETY: as above.
 unsafe impl Send for Context {}
+// SAFETY: the library's one owner of registry records.
+unsafe impl crate::object::RecordOwner for Context {}
 
 impl CObject for Context {
     type C = ibv_context;

@@ -1,5 +1,9 @@
-//! What a provider does for an opened context. Every method defaults to
-//! EOPNOTSUPP, as rdma-core's dummy ops do for a verb a provider lacks.
+//! What a provider does for an opened context: the slots of rdma-core's
+//! `verbs_context_ops` a device fills. Every method defaults to EOPNOTSUPP,
+//! as rdma-core's dummy ops do for a verb a provider lacks. The library's
+//! own verbs (GID and P_Key tables, completion channels, async events,
+//! AH attributes from a completion) are not here: the verbs layer calls
+//! `context::generic` for them, the one route for every provider.
 //!
 //! # Object shape
 //! As in rdma-core (`qp->context->ops.destroy_qp(qp)`, then the provider's
@@ -40,35 +44,12 @@ pub(crate) trait ContextOps: Send + Sync {
     ) -> Result<()> {
         Err(NO)
     }
-    /// One GID table entry; ENODATA for an empty slot. `fallback_mask`
-    /// (generic::gid::GID_ATTR_*) is what a sysfs fallback must read.
-    fn query_gid_ex(
-        &self,
-        ctx: &Context,
-        port: u32,
-        index: u32,
-        flags: u32,
-        fallback_mask: u32,
-    ) -> Result<ibv_gid_entry> {
-        Err(NO)
-    }
-    /// The valid GID entries of all ports, at `entry_size` strides into `out`;
-    /// returns how many.
-    fn query_gid_table(
-        &self,
-        ctx: &Context,
-        out: &mut [u8],
-        entry_size: usize,
-        flags: u32,
-    ) -> Result<usize> {
-        Err(NO)
-    }
-    fn query_pkey(&self, ctx: &Context, port: u8, index: c_int) -> Result<u16> {
-        Err(NO)
-    }
-    fn get_async_event(&self, ctx: &Context, event: &mut ibv_async_event) -> Result<()> {
-        Err(NO)
-    }
+    /// The `async_event` slot: a look at an event the library just read
+    /// (rdma-core's core reads it; a provider may note it). None here.
+    fn async_event(&self, ctx: &Context, event: &mut ibv_async_event) {}
+    /// The `cq_event` slot: told of a CQ whose event the library just read
+    /// from its channel.
+    fn cq_event(&self, cq: *mut ibv_cq) {}
     fn alloc_pd(&self, ctx: &Arc<Context>) -> Result<New> {
         Err(NO)
     }
@@ -105,19 +86,6 @@ pub(crate) trait ContextOps: Send + Sync {
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         Err(NO)
-    }
-    fn create_comp_channel(&self, ctx: &Arc<Context>) -> Result<New> {
-        Err(NO)
-    }
-    fn destroy_comp_channel(&self, ch: &Obj) -> Result<()> {
-        Err(NO)
-    }
-    fn get_cq_event(&self, ch: &Obj) -> Result<(*mut ibv_cq, *mut c_void)> {
-        Err(NO)
-    }
-    /// `ibv_ack_cq_events`: the library counts them (destroy waits for them).
-    fn ack_cq_events(&self, cq: &Obj, n: u32) {
-        cq.ack_comp_events(n)
     }
     // ---- CQ, QP, SRQ (branch qp) ------------------------------------------
     /// `ibv_create_cq`: the CQ, its C struct filled as rdma-core's core does
@@ -231,16 +199,6 @@ pub(crate) trait ContextOps: Send + Sync {
         Err(NO)
     }
     fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<New> {
-        Err(NO)
-    }
-    fn init_ah_from_wc(
-        &self,
-        ctx: &Context,
-        port: u8,
-        wc: &ibv_wc,
-        grh: Option<&ibv_grh>,
-        ah_attr: &mut ibv_ah_attr,
-    ) -> Result<()> {
         Err(NO)
     }
     // ---- memory windows and unimport (pdmr) ----

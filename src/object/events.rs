@@ -30,7 +30,7 @@ unsafe fn store_total(f: *mut u32, t: u32) {
 /// waits for the events' acknowledgement and takes the object back from C. A
 /// second destroy of the same object (concurrent or later) gives EINVAL; a
 /// failed one leaves it as it was.
-pub(crate) fn destroy<C: KindOf, O: Send + Sync + 'static>(
+pub(crate) fn destroy<C: KindOf, O: super::RecordOwner>(
     p: *const C,
     kernel: impl FnOnce(&Obj<O>) -> Result<EventCounts>,
 ) -> Result<Ref<O>> {

@@ -5,19 +5,18 @@
 //! Rust provider's: no allocation per object, and the slot's state word
 //! counts the references, so a stale record is refused by reading our own
 //! memory. The slot's value is a [`Hosted`] (the C address, the token, the
-//! owner type, and this slab as the token that releases the slot). A table (open addressing, see `table`) maps the C address
+//! owner, and this slab as the token that releases the slot). A table (open addressing, see `table`) maps the C address
 //! to the slot's value; it changes under its write lock only, together with
 //! the record's registered bit, so an address in the table always names a
 //! registered record.
 #![allow(unsafe_code)]
 
-use super::kinds::{Kind, KindOf};
+use super::kinds::{Kind, KindOf, RecordOwner, owned, owner_id};
 use super::obj::{Hosted, Obj};
 use super::rec::Ref;
 use super::slab::Unpinned;
 use super::slot::{Home, New, REC_TO_VAL};
 use super::table::Table;
-use std::any::TypeId;
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 use std::num::NonZeroUsize;
@@ -49,28 +48,24 @@ fn home(v: NonZeroUsize) -> Option<Home> {
 /// The [`Hosted`] of the registered record in `home`, if made for owner
 /// type `O`.
 #[inline]
-fn owned_by<O: 'static>(home: Home) -> bool {
+fn owned_by<O: RecordOwner>(home: Home) -> bool {
     let h = home.rec.cast::<u8>().as_ptr().wrapping_add(REC_TO_VAL);
     // SAFETY: a slot of SLOTS (its address check passed) whose record is
     // registered (its address is in the table, read under the table's
     // lock): its Hosted was written before it went in and is not changed
     // until the record ends, after it left the table.
-    unsafe { (*h.cast::<Hosted>()).owner == TypeId::of::<O>() }
+    owned::<O>(unsafe { (*h.cast::<Hosted>()).owner })
 }
 
 /// Registers `new` (at a C address) as a `kind` owned by `ctx`; returns
 /// its C address.
-pub(super) fn adopt<O: Send + Sync + 'static>(
-    kind: Kind,
-    ctx: Arc<O>,
-    new: New,
-) -> NonNull<c_void> {
+pub(super) fn adopt<O: RecordOwner>(kind: Kind, ctx: Arc<O>, new: New) -> NonNull<c_void> {
     // The record owns the object from now on (its token releases it).
     let new = ManuallyDrop::new(new);
     let slot = SLOTS.vacant().fill(Hosted {
         c: new.c(),
         token: new.token(),
-        owner: TypeId::of::<O>(),
+        owner: owner_id::<O>(),
         slot: &SLOTS,
     });
     let v = NonZeroUsize::new(slot.c().as_ptr().addr()).expect("slot address");
@@ -81,14 +76,14 @@ pub(super) fn adopt<O: Send + Sync + 'static>(
 
 /// The table's slot value for the C address `p` of a `kind`, under `m`.
 #[inline]
-fn find<O: 'static>(m: &Table<NonZeroUsize>, p: usize, kind: Kind) -> Option<Home> {
+fn find<O: RecordOwner>(m: &Table<NonZeroUsize>, p: usize, kind: Kind) -> Option<Home> {
     let s = m.get(p).filter(|s| s.kind == kind as u8)?;
     let home = home(s.e?)?;
     owned_by::<O>(home).then_some(home)
 }
 
 /// A counted reference to the registered record of the `C` at `p`.
-pub(super) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Option<Ref<O>> {
+pub(super) fn get<C: KindOf, O: RecordOwner>(p: *const C) -> Option<Ref<O>> {
     let m = read();
     // Registered while in the table: the acquire succeeds.
     Ref::acquire(find::<O>(&m, p.addr(), C::KIND)?)
@@ -96,7 +91,7 @@ pub(super) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Option<Re
 
 /// `f` of the C struct of the registered `C` at `p`, under the table's read
 /// lock (which keeps the record registered, and so the C struct alive).
-pub(super) fn read_c<C: KindOf, O: Send + Sync + 'static, R>(
+pub(super) fn read_c<C: KindOf, O: RecordOwner, R>(
     p: *const C,
     f: impl FnOnce(&C) -> R,
 ) -> Option<R> {
@@ -110,7 +105,7 @@ pub(super) fn read_c<C: KindOf, O: Send + Sync + 'static, R>(
 
 /// Takes `r`'s record out of the table and clears its `REG`, together
 /// under the table's write lock; false if another thread did first.
-pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
+pub(super) fn unregister<O: RecordOwner>(r: &Ref<O>) -> bool {
     let key = r.addr().as_ptr().addr();
     let mut m = write();
     let won = r.unregister();
@@ -127,7 +122,7 @@ pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
 
 /// Moves every registered record owned by `ctx` out of the table into
 /// `out`, unregistered.
-pub(super) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>, out: &mut Vec<Ref<O>>) {
+pub(super) fn take_owned_by<O: RecordOwner>(ctx: &Arc<O>, out: &mut Vec<Ref<O>>) {
     let mut m = write();
     let mut keys = Vec::new();
     for s in m.iter() {

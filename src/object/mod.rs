@@ -68,14 +68,15 @@ mod table;
 
 pub(crate) use ack::EventCounts;
 pub(crate) use handles::Handles;
+pub(crate) use kinds::RecordOwner;
 pub(crate) use kinds::{Kind, KindOf};
-use kinds::{KindSlab, SLABS, slab_of};
+use kinds::{KindSlab, SLABS, owned, owner_id, slab_of};
 pub(crate) use obj::Obj;
 pub(crate) use rec::Ref;
 pub(crate) use slot::New;
 
 use crate::entry::{Errno, Result};
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
@@ -200,15 +201,15 @@ pub(crate) fn retire_if<T: CObject>(
 /// its slot (no allocation); a hosted C provider's goes into a record slot
 /// of [`hosted`].
 #[inline(always)]
-pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) -> *mut C {
+pub(crate) fn adopt<C: KindOf, O: RecordOwner>(ctx: Arc<O>, new: New) -> *mut C {
     if let Some((_, probe)) = new.home() {
         let e = SLABS[C::KIND as usize].get_or_init(|| KindSlab {
             probe,
-            owner: TypeId::of::<O>(),
+            owner: owner_id::<O>(),
             token: probe.token(),
             find: probe.finder(),
         });
-        if std::ptr::addr_eq(e.probe, probe) && e.owner == TypeId::of::<O>() {
+        if std::ptr::addr_eq(e.probe, probe) && owned::<O>(e.owner) {
             return Ref::register(C::KIND, ctx, new, false).as_ptr().cast();
         }
     }
@@ -218,7 +219,7 @@ pub(crate) fn adopt<C: KindOf, O: Send + Sync + 'static>(ctx: Arc<O>, new: New) 
 /// The live object C's pointer `p` names, if it is one of kind `C::KIND`:
 /// first by the kind's slab (address check), then among the hosted.
 #[inline]
-pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
+pub(crate) fn get<C: KindOf, O: RecordOwner>(p: *const C) -> Result<Ref<O>> {
     if let Some(slab) = slab_of::<O>(C::KIND)
         && let Some(home) = slab.find.home(p.cast())
         && let Some(r) = Ref::<O>::acquire(home)
@@ -235,7 +236,7 @@ pub(crate) fn get<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Re
 /// the slab's way needs no stack frame.
 #[cold]
 #[inline(never)]
-fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>> {
+fn get_mapped<C: KindOf, O: RecordOwner>(p: *const C) -> Result<Ref<O>> {
     if p.is_null() {
         return Err(Errno::EINVAL);
     }
@@ -245,7 +246,7 @@ fn get_mapped<C: KindOf, O: Send + Sync + 'static>(p: *const C) -> Result<Ref<O>
 /// `f` of the C struct of a live hosted object of kind `C::KIND` at `p`,
 /// read under the hosted table's lock instead of through a counted [`Ref`]
 /// (an object of a slab: EINVAL). For a field read (a kernel handle).
-pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
+pub(crate) fn read_mapped<C: KindOf, O: RecordOwner, R>(
     p: *const C,
     f: impl FnOnce(&C) -> R,
 ) -> Result<R> {
@@ -255,7 +256,7 @@ pub(crate) fn read_mapped<C: KindOf, O: Send + Sync + 'static, R>(
 /// Takes `r`'s object back from C: `get` no longer finds it; false if
 /// another thread did first. The object goes when the last [`Ref`] does.
 #[inline(always)]
-pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
+pub(super) fn unregister<O: RecordOwner>(r: &Ref<O>) -> bool {
     if r.is_hosted() {
         return hosted::unregister(r);
     }
@@ -267,7 +268,7 @@ pub(super) fn unregister<O: Send + Sync + 'static>(r: &Ref<O>) -> bool {
 /// two destroys of one object exclusive: the second gets EINVAL; a failed
 /// one leaves the object as it was. The object is released when the
 /// returned reference (and any a verb in flight holds) goes.
-pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
+pub(crate) fn take_if<C: KindOf, O: RecordOwner>(
     p: *const C,
     can_go: impl FnOnce(&Obj<O>) -> Result<()>,
 ) -> Result<Ref<O>> {
@@ -287,7 +288,7 @@ pub(crate) fn take_if<C: KindOf, O: Send + Sync + 'static>(
 /// Takes back from C every object owned by `ctx` (ibv_close_device): the
 /// live slots of every kind's slab, then the hosted ones. They are returned
 /// so that the caller drops them outside the registry's locks.
-pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O>> {
+pub(crate) fn take_owned_by<O: RecordOwner>(ctx: &Arc<O>) -> Vec<Ref<O>> {
     let mut out = Vec::new();
     // Every record holds a clone of its owner: when the caller's is the only
     // one, nothing is left to find, and no other thread can make a record
@@ -296,7 +297,7 @@ pub(crate) fn take_owned_by<O: Send + Sync + 'static>(ctx: &Arc<O>) -> Vec<Ref<O
         return out;
     }
     for slab in SLABS.iter().filter_map(OnceLock::get) {
-        if slab.owner != TypeId::of::<O>() {
+        if !owned::<O>(slab.owner) {
             continue;
         }
         slab.probe.each(&mut |home| {
@@ -459,6 +460,9 @@ mod tests {
     static THINGS: Slab<Thing> = Slab::new();
     /// The owner (a context) of the test's records.
     struct Owner;
+    // SAFETY: a test owner; the tests check record owners at run time.
+    #[allow(unsafe_code)]
+    unsafe impl RecordOwner for Owner {}
 
     fn make(ctx: &Arc<Owner>) -> (*mut ibv_dm, Arc<()>) {
         let alive = Arc::new(());
@@ -557,6 +561,9 @@ mod tests {
     fn hosted_records() {
         use crate::abi::ibv_pd;
         struct Else;
+        // SAFETY: a test owner; the tests check record owners at run time.
+        #[allow(unsafe_code)]
+        unsafe impl RecordOwner for Else {}
         let (a, b) = (Arc::new(Owner), Arc::new(Owner));
         let mut cs: Vec<u64> = vec![0; 8];
         let at = |cs: &mut Vec<u64>, i: usize| -> *mut ibv_pd { (&raw mut cs[i]).cast() };

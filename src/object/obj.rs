@@ -5,10 +5,9 @@
 #![allow(unsafe_code)]
 
 use super::ack::Events;
-use super::kinds::{Kind, KindOf, slot_token};
+use super::kinds::{Kind, KindOf, OwnerId, slot_token};
 use super::slot::{New, REC_TO_VAL, RecSpace, Token};
 use crate::entry::{Errno, Result};
-use std::any::TypeId;
 use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -46,14 +45,14 @@ pub(crate) struct Obj<O> {
 
 /// A hosted object's record slot holds this after the record (the slot's
 /// value, see [`super::hosted`]): the C provider's object is elsewhere (any
-/// C address), so its address and token are kept here, with the owner type
-/// the record was made for (checked before a `Ref<O>` is made of it) and
-/// the token of the record's own slot.
+/// C address), so its address and token are kept here, with the owner
+/// ([`super::kinds::OwnerId`]: checked in the unit tests only, see
+/// [`super::kinds::RecordOwner`]) and the token of the record's own slot.
 #[repr(C)]
 pub(crate) struct Hosted {
     pub(super) c: NonNull<c_void>,
     pub(super) token: Option<&'static dyn Token>,
-    pub(super) owner: TypeId,
+    pub(super) owner: OwnerId,
     /// Releases the slot when the record ends.
     pub(super) slot: &'static dyn Token,
 }

@@ -40,9 +40,7 @@ pub unsafe extern "C" fn ibv_init_ah_from_wc(
         return ah_wc::init_ah_fields(port_num, wc, grh, attr).map(|()| 0);
     }
     let ctx = object::lookup::<Context>(context)?;
-    ctx.ops
-        .init_ah_from_wc(&ctx, port_num, wc, grh, attr)
-        .map(|()| 0)
+    ah_wc::init_ah_from_wc(&ctx, port_num, wc, grh, attr).map(|()| 0)
 }
 
 #[unsafe(no_mangle)]
@@ -58,9 +56,7 @@ pub unsafe extern "C" fn ibv_create_ah_from_wc(
     let (wc, grh) = unsafe { (arg_ref(wc)?, grh.as_ref()) };
     // SAFETY: plain C data; all-zero is valid.
     let mut attr: ibv_ah_attr = unsafe { std::mem::zeroed() };
-    pd.ctx
-        .ops
-        .init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;
+    ah_wc::init_ah_from_wc(&pd.ctx, port_num, wc, grh, &mut attr)?;
     let new = pd.ctx.ops.create_ah(&pd, &attr)?;
     Ok(object::adopt(pd.ctx.clone(), new))
 }

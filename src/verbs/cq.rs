@@ -1,6 +1,7 @@
 //! Completion queues and completion channels.
 
 use crate::abi::*;
+use crate::context::generic::channel;
 use crate::context::{Context, Obj, ObjRef, events};
 use crate::entry::arg_mut;
 use crate::object;
@@ -12,14 +13,14 @@ pub unsafe extern "C" fn ibv_create_comp_channel(
     context: *mut ibv_context,
 ) -> *mut ibv_comp_channel {
     let ctx = object::lookup::<Context>(context)?;
-    let new = ctx.ops.create_comp_channel(&ctx)?;
+    let new = channel::create_comp_channel(&ctx)?;
     Ok(object::adopt(ctx, new))
 }
 
 #[unsafe(no_mangle)]
 #[entry(errno)]
 pub unsafe extern "C" fn ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
-    object::take_if(channel, |c: &Obj| c.ctx.ops.destroy_comp_channel(c)).map(drop)
+    object::take_if(channel, channel::destroy_comp_channel).map(drop)
 }
 
 #[unsafe(no_mangle)]
@@ -66,7 +67,8 @@ pub unsafe extern "C" fn ibv_get_cq_event(
     let ch: ObjRef = object::get(channel)?;
     // SAFETY: the caller's out-parameters.
     let (out_cq, out_ctx) = unsafe { (arg_mut(cq)?, arg_mut(cq_context)?) };
-    let (c, x) = ch.ctx.ops.get_cq_event(&ch)?;
+    let (c, x) = channel::get_cq_event(&ch)?;
+    ch.ctx.ops.cq_event(c);
     *out_cq = c;
     *out_ctx = x;
     Ok(0)
@@ -76,7 +78,7 @@ pub unsafe extern "C" fn ibv_get_cq_event(
 #[entry(value(()))]
 pub unsafe extern "C" fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
     match object::get::<_, Context>(cq) {
-        Ok(cq) => cq.ctx.ops.ack_cq_events(&cq, nevents),
+        Ok(cq) => cq.ack_comp_events(nevents),
         Err(e) => crate::entry::set_errno(e),
     }
 }

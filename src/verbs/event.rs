@@ -2,6 +2,7 @@
 
 use crate::abi::*;
 use crate::context::Context;
+use crate::context::generic::async_event;
 use crate::entry::arg_mut;
 use crate::object;
 use std::ffi::c_int;
@@ -15,7 +16,9 @@ pub unsafe extern "C" fn ibv_get_async_event(
     let ctx = object::lookup::<Context>(context)?;
     // SAFETY: the caller's out-parameter.
     let ev = unsafe { arg_mut(event)? };
-    ctx.ops.get_async_event(&ctx, ev).map(|()| 0)
+    async_event::get_async_event(&ctx, ev)?;
+    ctx.ops.async_event(&ctx, ev);
+    Ok(0)
 }
 
 #[unsafe(no_mangle)]
@@ -25,6 +28,6 @@ pub unsafe extern "C" fn ibv_ack_async_event(event: *mut ibv_async_event) {
     // do not know need no acknowledgement.
     // SAFETY: the caller's event, if any.
     if let Some(ev) = unsafe { event.as_ref() } {
-        crate::context::generic::async_event::ack_async_event(ev);
+        async_event::ack_async_event(ev);
     }
 }

@@ -194,9 +194,7 @@ pub unsafe extern "C" fn _ibv_query_gid_ex(
     if !(GID_ENTRY_SIZE..=MAX_ATTR_LEN).contains(&entry_size) {
         return Err(Errno::EINVAL);
     }
-    let e = ctx
-        .ops
-        .query_gid_ex(&ctx, port_num, gid_index, flags, GID_ATTR_ALL)?;
+    let e = generic::gid::query_gid_ex(&ctx, port_num, gid_index, flags, GID_ATTR_ALL)?;
     if entry.is_null() {
         // Where the kernel's copy-out would fault.
         return Err(Errno::EFAULT);
@@ -229,14 +227,14 @@ pub unsafe extern "C" fn _ibv_query_gid_table(
         // The kernel fills a table it then cannot copy out (EFAULT),
         // unless it is empty.
         let mut tmp = vec![0u8; len];
-        match ctx.ops.query_gid_table(&ctx, &mut tmp, entry_size, flags)? {
+        match generic::gid::query_gid_table(&ctx, &mut tmp, entry_size, flags)? {
             0 => 0,
             _ => return Err(Errno::EFAULT),
         }
     } else {
         // SAFETY: the caller gives max_entries entries of entry_size bytes.
         let out = unsafe { std::slice::from_raw_parts_mut(entries.cast::<u8>(), len) };
-        ctx.ops.query_gid_table(&ctx, out, entry_size, flags)?
+        generic::gid::query_gid_table(&ctx, out, entry_size, flags)?
     };
     isize::try_from(n).map_err(|_| Errno(libc::EOVERFLOW))
 }
@@ -269,7 +267,7 @@ pub unsafe extern "C" fn ibv_query_pkey(
     let ctx = self::context(context)?;
     // SAFETY: caller's out-parameter.
     let out = unsafe { arg_mut(pkey)? };
-    *out = ctx.ops.query_pkey(&ctx, port_num, index)?.to_be();
+    *out = generic::pkey::query_pkey(&ctx, port_num, index)?.to_be();
     Ok(0)
 }
 
@@ -283,7 +281,7 @@ pub unsafe extern "C" fn ibv_get_pkey_index(
     let ctx = self::context(context)?;
     let want = u16::from_be(pkey);
     for i in 0.. {
-        if ctx.ops.query_pkey(&ctx, port_num, i)? == want {
+        if generic::pkey::query_pkey(&ctx, port_num, i)? == want {
             return Ok(i);
         }
     }

@@ -119,7 +119,7 @@ fn register(ctx: std::sync::Arc<Context>, wq: std::ptr::NonNull<std::ffi::c_void
 /// Waits until `reported` async events of a registered WQ are acknowledged,
 /// then takes it out of the registry (before the plugin frees it). A WQ not
 /// registered (ibv_close_device took it already) has nothing to wait for.
-fn wait_and_forget<O: Send + Sync + 'static>(wq: *const ibv_wq, reported: u32) {
+fn wait_and_forget<O: object::RecordOwner>(wq: *const ibv_wq, reported: u32) {
     if let Ok(o) = object::get::<ibv_wq, O>(wq) {
         o.wait_acked(EventCounts {
             comp: 0,

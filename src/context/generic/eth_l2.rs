@@ -1,7 +1,7 @@
-//! ibv_resolve_eth_l2_from_gid: the source GID from the provider, then the
+//! ibv_resolve_eth_l2_from_gid: the source GID from the GID table, then the
 //! kernel's routing and neighbour tables (`crate::netlink::neigh`).
 
-use super::gid::{GID_ATTR_GID, raw};
+use super::gid::{GID_ATTR_GID, query_gid_ex, raw};
 use crate::abi::*;
 use crate::context::Context;
 use crate::entry::Errno;
@@ -11,7 +11,7 @@ use crate::netlink::{L2, resolve_l2};
 /// -1 with its errno; an empty source slot reads as the zero GID (which no
 /// interface holds) with ENODATA left in errno.
 pub(crate) fn resolve_eth_l2_from_gid(ctx: &Context, attr: &ibv_ah_attr, want_vid: bool) -> L2 {
-    let q = ctx.ops.query_gid_ex(
+    let q = query_gid_ex(
         ctx,
         attr.port_num.into(),
         attr.grh.sgid_index.into(),

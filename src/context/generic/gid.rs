@@ -2,10 +2,10 @@
 //! kernels without them the sysfs files `ports/N/gids/I`,
 //! `ports/N/gid_attrs/types/I` and `ports/N/gid_attrs/ndevs/I`.
 //!
-//! Providers point `ContextOps::query_gid_ex/query_gid_table` at
-//! [`query_gid_ex`] / [`query_gid_table`]; the verbs and the library's own
-//! users (AH creation, AH from a completion) go through the provider with
-//! [`query_gid`] and [`query_gid_type_sysfs`].
+//! As in rdma-core, the GID table is the library's, not a provider op: the
+//! verbs and the library's own users (AH creation, AH from a completion)
+//! call [`query_gid_ex`] / [`query_gid_table`] or [`query_gid`] and
+//! [`query_gid_type_sysfs`] for every provider.
 #![allow(unsafe_code)]
 
 use crate::abi::*;
@@ -33,7 +33,7 @@ pub(crate) fn raw(g: &ibv_gid) -> [u8; 16] {
 
 /// ibv_query_gid through the provider: an empty slot reads as the zero GID.
 pub(crate) fn query_gid(ctx: &Context, port: u32, index: u32) -> Result<[u8; 16]> {
-    match ctx.ops.query_gid_ex(ctx, port, index, 0, GID_ATTR_GID) {
+    match query_gid_ex(ctx, port, index, 0, GID_ATTR_GID) {
         Ok(e) => Ok(raw(&e.gid)),
         Err(Errno(libc::ENODATA)) => Ok([0; 16]),
         Err(e) => Err(e),
@@ -43,7 +43,7 @@ pub(crate) fn query_gid(ctx: &Context, port: u32, index: u32) -> Result<[u8; 16]
 /// ibv_query_gid_type through the provider: `enum ibv_gid_type_sysfs`, 0 for
 /// IB / RoCE v1 (and empty slots), 1 for RoCE v2.
 pub(crate) fn query_gid_type_sysfs(ctx: &Context, port: u32, index: u32) -> Result<u32> {
-    match ctx.ops.query_gid_ex(ctx, port, index, 0, GID_ATTR_TYPE) {
+    match query_gid_ex(ctx, port, index, 0, GID_ATTR_TYPE) {
         Ok(e) => Ok(if e.gid_type == IBV_GID_TYPE_ROCE_V2 {
             SYSFS_V2
         } else {

@@ -2,8 +2,10 @@
 //! (device/port/GID/P_Key queries, async events, completion channels) and the
 //! control-path objects (PD, MR, MW, multicast, AH attributes from
 //! completions): the kernel command plus the C struct rdma-core fills.
-//! Providers call these from their `ContextOps`; the verbs layer calls the
-//! provider-independent parts.
+//! The verbs layer calls the library's own verbs here directly (GID and
+//! P_Key tables, async events, completion channels, AH attributes from a
+//! completion): they are no provider op. Providers build their `ContextOps`
+//! from the rest.
 
 pub(crate) mod ah_wc;
 pub(crate) mod async_event;

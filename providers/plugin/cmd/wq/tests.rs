@@ -146,6 +146,8 @@ fn destroy_waits_for_wq_event_acks() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     struct Ctx;
+    // SAFETY: a test owner; the unit tests check record owners.
+    unsafe impl object::RecordOwner for Ctx {}
     // SAFETY: plain C data; all-zero is valid.
     let w: Box<ibv_wq> = Box::new(unsafe { std::mem::zeroed() });
     let wq = Box::into_raw(w);
