@@ -1872,8 +1872,8 @@ int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm);
 struct ibv_dmah *ibv_alloc_dmah(struct ibv_context *context, struct ibv_dmah_init_attr *attr);
 
 /**
- * No provider of ours makes DMA handles, so no pointer is a live one of ours:
- * EINVAL (rdma-core would follow `dmah->context` into its provider's op).
+ * A handle that is not a live one of ours is EINVAL (rdma-core would
+ * follow `dmah->context` into its provider's op).
  */
 int ibv_dealloc_dmah(struct ibv_dmah *dmah);
 

@@ -54,6 +54,10 @@ pub(crate) struct Priv {
     /// Objects made through our verbs (and WQs) less those destroyed
     /// through them: close looks for leftovers only when some may be left.
     live: AtomicUsize,
+    /// A 65 plugin's whole op table (merged as `setup`): the slots 34's
+    /// lacks (DMA handles, completion counters, port speed, buffers) are
+    /// read from here. None for a 34 plugin.
+    ops65: RwLock<Option<Box<crate::driver_abi::v65::verbs_context_ops>>>,
 }
 
 impl Drop for Priv {
@@ -95,6 +99,7 @@ impl Priv {
             (&raw mut (*p).device).write(device);
             (&raw mut (*p).opened).write(AtomicPtr::new(std::ptr::null_mut()));
             (&raw mut (*p).live).write(AtomicUsize::new(0));
+            (&raw mut (*p).ops65).write(RwLock::new(None));
             a.assume_init()
         }
     }
@@ -108,6 +113,15 @@ impl Priv {
         // `pending.tables`): never written again, and kept until `self`
         // goes.
         unsafe { &*t }
+    }
+
+    /// One slot of a 65 plugin's own table (None: a 34 plugin, or unset).
+    pub(crate) fn op65<F>(
+        &self,
+        f: impl FnOnce(&crate::driver_abi::v65::verbs_context_ops) -> Option<F>,
+    ) -> Option<F> {
+        let g = self.ops65.read().unwrap_or_else(|p| p.into_inner());
+        g.as_deref().and_then(f)
     }
 
     /// Ends the set-up: from now on the verbs read the op table without a
@@ -447,6 +461,28 @@ pub(crate) unsafe fn set_ops(vctx: *mut VerbsContext44, ops: &verbs_context_ops)
             set_lib_ops(v34);
         })
     };
+    Ok(())
+}
+
+/// verbs_set_ops of a 65 plugin: its whole table is kept too, for the
+/// slots 34's layout lacks (merged slot by slot, as [`set_ops`] merges).
+///
+/// # Safety
+/// `vctx` is NULL or a hosted context's v34 part (checked against ours).
+pub(crate) unsafe fn set_ops65(
+    vctx: *mut VerbsContext44,
+    ops: &crate::driver_abi::v65::verbs_context_ops,
+) -> Result<()> {
+    if vctx.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: only the address is computed.
+    let p = priv_of(unsafe { &raw mut (*vctx).context })?;
+    let mut g = p.ops65.write().unwrap_or_else(|p| p.into_inner());
+    match g.as_mut() {
+        Some(t) => t.merge(ops),
+        None => *g = Some(Box::new(*ops)),
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 use crate::abi::*;
 use crate::context::Context;
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
+use crate::driver_abi::v65::verbs_context_ops as verbs_context_ops65;
 use crate::object::{self, Kind};
 use std::sync::Arc;
 
@@ -21,14 +22,22 @@ fn rank(k: Kind) -> Option<u8> {
         Kind::Mr => 5,
         Kind::Cq => 6,
         Kind::Pd => 7,
+        // After the QPs and MRs that may use them.
+        Kind::CompCntr => 8,
+        Kind::Dmah => 9,
         // The library's own (channels), or nothing a hosted context makes.
         _ => return None,
     })
 }
 
 /// Takes every object of `ctx` back from C and has the plugin destroy its
-/// own, users first; the records go when this returns.
-pub(crate) fn destroy_all(ctx: &Arc<Context>, ops: &verbs_context_ops) {
+/// own, users first (`ops65`: a 65 plugin's whole table, for the kinds 34's
+/// has no slot for); the records go when this returns.
+pub(crate) fn destroy_all(
+    ctx: &Arc<Context>,
+    ops: &verbs_context_ops,
+    ops65: Option<&verbs_context_ops65>,
+) {
     let entries = object::take_owned_by(ctx);
     let mut left: Vec<(u8, Kind, *mut std::ffi::c_void)> = entries
         .iter()
@@ -49,6 +58,12 @@ pub(crate) fn destroy_all(ctx: &Arc<Context>, ops: &verbs_context_ops) {
                 Kind::Mr => ops.dereg_mr.map(|f| f(p.cast::<verbs_mr>())),
                 Kind::Cq => ops.destroy_cq.map(|f| f(p.cast::<ibv_cq>())),
                 Kind::Pd => ops.dealloc_pd.map(|f| f(p.cast::<ibv_pd>())),
+                Kind::CompCntr => ops65
+                    .and_then(|o| o.destroy_comp_cntr)
+                    .map(|f| f(p.cast::<ibv_comp_cntr>())),
+                Kind::Dmah => ops65
+                    .and_then(|o| o.dealloc_dmah)
+                    .map(|f| f(p.cast::<ibv_dmah>())),
                 _ => None,
             };
         }

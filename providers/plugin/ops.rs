@@ -12,6 +12,7 @@ use super::objects;
 use crate::abi::*;
 use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef};
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
+use crate::driver_abi::v65::verbs_context_ops as verbs_context_ops65;
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
 use std::ffi::{c_int, c_void};
@@ -61,6 +62,12 @@ impl Hosted {
     #[inline]
     fn slot<F>(&self, f: impl FnOnce(&verbs_context_ops) -> Option<F>) -> Option<F> {
         f(self.p.ops())
+    }
+
+    /// One of a 65 plugin's own ops (34's layout has no slot for it), or
+    /// EOPNOTSUPP where it has none, as rdma-core's dummy answers.
+    fn op65<F>(&self, f: impl FnOnce(&verbs_context_ops65) -> Option<F>) -> Result<F> {
+        self.p.op65(f).ok_or(NO)
     }
 
     /// One op of the plugin's, or EOPNOTSUPP where it has none.
@@ -388,6 +395,126 @@ impl ContextOps for Hosted {
         self.destroy(ah, |p| unsafe { f(p.cast()) })
     }
 
+    fn query_port_speed(&self, ctx: &Context, port: u32) -> Result<u64> {
+        let f = self.op65(|o| o.query_port_speed)?;
+        let mut speed = 0u64;
+        // SAFETY: the plugin's op on its own context; our out-parameter.
+        ret(call::on(ctx, || unsafe {
+            f(ctx.c_ptr(), port, &mut speed)
+        }))?;
+        Ok(speed)
+    }
+    fn dm_export_dmabuf_fd(&self, dm: &Obj) -> Result<c_int> {
+        let f = self.op65(|o| o.dm_export_dmabuf_fd)?;
+        // SAFETY: a live DM of this plugin.
+        let fd = call::on(&dm.ctx, || unsafe { f(dm.c::<ibv_dm>()) });
+        if fd < 0 { Err(Errno::last()) } else { Ok(fd) }
+    }
+    fn alloc_dmah(&self, ctx: &Arc<Context>, attr: Option<&ibv_dmah_init_attr>) -> Result<New> {
+        let f = self.op65(|o| o.alloc_dmah)?;
+        let c = ctx.c_ptr();
+        let mut a = attr.copied();
+        let ap = a.as_mut().map_or(std::ptr::null_mut(), |a| a as *mut _);
+        // SAFETY: the plugin's op on its own context.
+        let d = call::on(ctx, || unsafe { f(c, ap) });
+        let new = self.made(d)?;
+        // SAFETY: the handle the plugin just made (rdma-core's plugins set
+        // it; set here too, as for the other objects).
+        unsafe { (*d).context = c };
+        Ok(new)
+    }
+    fn dealloc_dmah(&self, dmah: &Obj) -> Result<()> {
+        let f = self.op65(|o| o.dealloc_dmah)?;
+        // SAFETY: a live DMA handle of this plugin.
+        self.destroy(dmah, |p| unsafe { f(p.cast()) })
+    }
+    fn query_comp_cntr_caps(&self, ctx: &Context, size: usize) -> Result<ibv_comp_cntr_caps> {
+        let f = self.op65(|o| o.query_comp_cntr_caps)?;
+        // SAFETY: a plain C struct; all zeroes is valid.
+        let mut caps: ibv_comp_cntr_caps = unsafe { std::mem::zeroed() };
+        let size = size.min(size_of::<ibv_comp_cntr_caps>());
+        // SAFETY: the plugin's op on its own context; `size` bytes of ours.
+        ret(call::on(ctx, || unsafe { f(ctx.c_ptr(), &mut caps, size) }))?;
+        Ok(caps)
+    }
+    fn create_comp_cntr(
+        &self,
+        ctx: &Arc<Context>,
+        attr: Option<&ibv_comp_cntr_init_attr>,
+    ) -> Result<New> {
+        let f = self.op65(|o| o.create_comp_cntr)?;
+        let c = ctx.c_ptr();
+        let mut a = attr.copied();
+        let ap = a.as_mut().map_or(std::ptr::null_mut(), |a| a as *mut _);
+        // SAFETY: the plugin's op on its own context.
+        let cc = call::on(ctx, || unsafe { f(c, ap) });
+        let new = self.made(cc)?;
+        // SAFETY: the counter the plugin just made.
+        unsafe { (*cc).context = c };
+        Ok(new)
+    }
+    fn destroy_comp_cntr(&self, cc: &Obj) -> Result<()> {
+        let f = self.op65(|o| o.destroy_comp_cntr)?;
+        // SAFETY: a live counter of this plugin.
+        self.destroy(cc, |p| unsafe { f(p.cast()) })
+    }
+    fn set_comp_cntr(&self, cc: &Obj, err: bool, value: u64) -> Result<()> {
+        let f = self.op65(|o| {
+            if err {
+                o.set_err_comp_cntr
+            } else {
+                o.set_comp_cntr
+            }
+        })?;
+        // SAFETY: a live counter of this plugin.
+        ret(call::on(&cc.ctx, || unsafe {
+            f(cc.c::<ibv_comp_cntr>(), value)
+        }))
+    }
+    fn inc_comp_cntr(&self, cc: &Obj, err: bool, amount: u64) -> Result<()> {
+        let f = self.op65(|o| {
+            if err {
+                o.inc_err_comp_cntr
+            } else {
+                o.inc_comp_cntr
+            }
+        })?;
+        // SAFETY: a live counter of this plugin.
+        ret(call::on(&cc.ctx, || unsafe {
+            f(cc.c::<ibv_comp_cntr>(), amount)
+        }))
+    }
+    fn read_comp_cntr(&self, cc: &Obj, err: bool) -> Result<u64> {
+        let f = self.op65(|o| {
+            if err {
+                o.read_err_comp_cntr
+            } else {
+                o.read_comp_cntr
+            }
+        })?;
+        let mut v = 0u64;
+        // SAFETY: a live counter of this plugin; our out-parameter.
+        ret(call::on(&cc.ctx, || unsafe {
+            f(cc.c::<ibv_comp_cntr>(), &mut v)
+        }))?;
+        Ok(v)
+    }
+    fn qp_attach_comp_cntr(
+        &self,
+        qp: &Obj,
+        cc: Option<&Obj>,
+        attr: Option<&ibv_qp_attach_comp_cntr_attr>,
+    ) -> Result<()> {
+        let f = self.op65(|o| o.qp_attach_comp_cntr)?;
+        let cc = cc.ok_or(Errno::EINVAL)?;
+        let mut a = attr.copied();
+        let ap = a.as_mut().map_or(std::ptr::null_mut(), |a| a as *mut _);
+        // SAFETY: a live QP and counter of this plugin.
+        ret(call::on(&qp.ctx, || unsafe {
+            f(qp.c::<ibv_qp>(), cc.c::<ibv_comp_cntr>(), ap)
+        }))
+    }
+
     /// Whatever C left, then the plugin's free_context (which uninits ours).
     fn close(&self, ctx: &Context) -> Result<()> {
         let c = ctx.c_ptr();
@@ -395,7 +522,8 @@ impl ContextOps for Hosted {
         if self.p.objects_left()
             && let Ok(ctx) = super::context::context_of(c)
         {
-            objects::destroy_all(&ctx, self.p.ops());
+            let ops65 = self.p.op65(|o| Some(*o));
+            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref());
         }
         match self.slot(|o| o.free_context) {
             // SAFETY: the plugin frees its own context; C gave it back to us.

@@ -225,42 +225,56 @@ pub(crate) trait ContextOps: Send + Sync {
     fn close(&self, ctx: &Context) -> Result<()> {
         Ok(())
     }
-    // ---- rdma-core 64 verbs (branch abi64) ----
     /// ibv_query_port_speed: the port's effective speed in 100 Mb/s units.
-    /// rdma-core 64's rxe provider has no such op (EOPNOTSUPP).
     fn query_port_speed(&self, ctx: &Context, port: u32) -> Result<u64> {
-        Err(NO)
-    }
-    /// ibv_alloc_dmah: a DMA handle (TPH steering); no provider here has one.
-    fn alloc_dmah(
-        &self,
-        ctx: &Context,
-        attr: Option<&ibv_dmah_init_attr>,
-    ) -> Result<*mut ibv_dmah> {
         Err(NO)
     }
     /// ibv_dm_export_dmabuf_fd: a dma-buf fd for device memory.
     fn dm_export_dmabuf_fd(&self, dm: &Obj) -> Result<c_int> {
         Err(NO)
     }
-    // ---- end rdma-core 64 ----
-    /// ibv_query_comp_cntr_caps: completion counter capabilities.
-    fn query_comp_cntr_caps(&self, ctx: &Context) -> Result<ibv_comp_cntr_caps> {
+    // ---- rdma-core 64/65 op slots: DMA handles, completion counters ----
+    /// ibv_alloc_dmah: a DMA handle (TPH steering hints).
+    fn alloc_dmah(&self, ctx: &Arc<Context>, attr: Option<&ibv_dmah_init_attr>) -> Result<New> {
         Err(NO)
     }
-    /// ibv_create_comp_cntr: no provider here has completion counters.
+    fn dealloc_dmah(&self, dmah: &Obj) -> Result<()> {
+        Err(NO)
+    }
+    /// ibv_query_comp_cntr_caps; `size` is how much of the struct the
+    /// caller has (at most ours).
+    fn query_comp_cntr_caps(&self, ctx: &Context, size: usize) -> Result<ibv_comp_cntr_caps> {
+        Err(NO)
+    }
     fn create_comp_cntr(
         &self,
-        ctx: &Context,
+        ctx: &Arc<Context>,
         attr: Option<&ibv_comp_cntr_init_attr>,
-    ) -> Result<*mut ibv_comp_cntr> {
+    ) -> Result<New> {
         Err(NO)
     }
-    /// ibv_qp_attach_comp_cntr on the QP `qp`.
+    fn destroy_comp_cntr(&self, cc: &Obj) -> Result<()> {
+        Err(NO)
+    }
+    /// The counter's value (`err`: its error count) becomes `value`.
+    fn set_comp_cntr(&self, cc: &Obj, err: bool, value: u64) -> Result<()> {
+        Err(NO)
+    }
+    /// Adds `amount` to the counter (`err`: to its error count).
+    fn inc_comp_cntr(&self, cc: &Obj, err: bool, amount: u64) -> Result<()> {
+        Err(NO)
+    }
+    /// The counter's value (`err`: its error count).
+    fn read_comp_cntr(&self, cc: &Obj, err: bool) -> Result<u64> {
+        Err(NO)
+    }
+    /// ibv_qp_attach_comp_cntr on the QP `qp`; `cc` is None when the
+    /// pointer is no live counter (EINVAL from a provider with the op,
+    /// EOPNOTSUPP from one without, as rdma-core's dummy answers).
     fn qp_attach_comp_cntr(
         &self,
         qp: &Obj,
-        cc: *mut ibv_comp_cntr,
+        cc: Option<&Obj>,
         attr: Option<&ibv_qp_attach_comp_cntr_attr>,
     ) -> Result<()> {
         Err(NO)

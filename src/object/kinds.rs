@@ -19,12 +19,16 @@ pub(crate) enum Kind {
     Ah,
     Dm,
     /// Only a hosted plugin's (ibv_create_wq is verbs.h's inline call of its op).
-    /// The last variant: [`KINDS`] counts up to it.
     Wq,
+    /// A completion counter: only a hosted 65 plugin makes one.
+    CompCntr,
+    /// A DMA handle: only a hosted 65 plugin makes one.
+    /// The last variant: [`KINDS`] counts up to it.
+    Dmah,
 }
 
 /// How many kinds there are.
-pub(crate) const KINDS: usize = Kind::Wq as usize + 1;
+pub(crate) const KINDS: usize = Kind::Dmah as usize + 1;
 
 /// The C struct types C hands us for each kind (`ibv_cq_ex` and `ibv_qp_ex`
 /// start with `ibv_cq`/`ibv_qp`: same objects, same kinds).
@@ -39,7 +43,7 @@ macro_rules! kinds {
 }
 kinds!(ibv_pd => Pd, ibv_mr => Mr, ibv_mw => Mw, ibv_comp_channel => CompChannel,
     ibv_cq => Cq, ibv_cq_ex => Cq, ibv_qp => Qp, ibv_qp_ex => Qp, ibv_srq => Srq,
-    ibv_ah => Ah, ibv_dm => Dm, ibv_wq => Wq);
+    ibv_ah => Ah, ibv_dm => Dm, ibv_wq => Wq, ibv_comp_cntr => CompCntr, ibv_dmah => Dmah);
 
 /// The owner of the registry's records (`Obj::ctx`): the context.
 ///

@@ -70,9 +70,17 @@ pub unsafe extern "C" fn verbs_set_ops_65(vctx: *mut c_void, ops: *const c_void)
         return;
     }
     // SAFETY: the plugin's (static) op table of 65's layout.
-    let ops = unsafe { V65.ops_to_v34(ops) };
+    let (all, ops) = unsafe {
+        (
+            ops.cast::<crate::driver_abi::v65::verbs_context_ops>()
+                .read(),
+            V65.ops_to_v34(ops),
+        )
+    };
     // SAFETY: a hosted context, set up or opened (checked inside).
     let _ = unsafe { context::set_ops(v34_part(vctx), &ops) };
+    // SAFETY: as above; 65's own slots are kept beside the v34 table.
+    let _ = unsafe { context::set_ops65(v34_part(vctx), &all) };
 }
 
 /// `fd_arr` (fds the kernel should take with the context) is not passed

@@ -9,6 +9,8 @@
 # Debian's libibverbs and ours must list the same devices, each driven by the
 # same plugin (devlist.c), and ibv_devices must print the same; with
 # IBV_PROVIDERS=plugin too, and with IBV_PROVIDERS=builtin ours lists rxe only.
+# Then a test-only 65 plugin (fake65.c) on a fake device of its own: rdma-core
+# 65's public verbs must reach its ops (ops65.c, ops65.expected).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -124,5 +126,46 @@ mkdir -p "$empty/class/infiniband_verbs"
 echo 6 >"$empty/class/infiniband_verbs/abi_version"
 out=$(env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$empty LD_DEBUG=files "$work/devlist" 2>&1)
 if grep -q 'rdmav34' <<<"$out"; then echo "  FAIL  plugins loaded with no device"; fail=1; else echo "  ok    no device: no plugin loaded"; fi
+
+# A 65 plugin's own ops: fake65.c (a test-only plugin, built here) sets the
+# op slots 34's layout lacks; ops65.c calls rdma-core 65's public verbs on
+# its fake device, on our library. Each verb must reach the plugin's op, a
+# bad counter or DMA handle never; without the ops, EOPNOTSUPP (rdma-core's
+# dummy answer).
+echo "plugin-test: a 65 plugin's port speed, counter and DMA handle ops"
+p65=$work/p65
+mkdir -p "$p65" "$work/sys65/class/infiniband_verbs"
+echo 6 >"$work/sys65/class/infiniband_verbs/abi_version"
+sys=$work/sys65 dev fake65_0 uverbs8 200 "1: CA" fake65:test
+gcc -O1 -Wall -fPIC -shared -Iinclude -o "$p65/libfake65-rdmav65.so" tests/plugins/fake65.c -ldl || exit 1
+gcc -O1 -Wall -Iinclude -o "$work/ops65" tests/plugins/ops65.c -L"$LIB" -libverbs || exit 1
+run65() {
+	env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$work/sys65 RDMAV_DRIVERS=fake65 \
+		IBV_CONFIG_DIR=$p65 IBV_PROVIDER_DIR=$p65 "$@" "$work/ops65" 2>"$work/ops65.err"
+}
+got=$(run65)
+if grep -qx "library: $LIB/libibverbs.so.1" "$work/ops65.err"; then
+	echo "  ok    ops65 runs on $LIB/libibverbs.so.1"
+else
+	echo "  FAIL  ops65's library: $(cat "$work/ops65.err")"
+	fail=1
+fi
+# In order: each plugin line comes right before the verb's own.
+if diff -u tests/plugins/ops65.expected <(echo "$got") >"$work/diff"; then
+	echo "  ok    public 65 verbs reach the plugin's ops ($(grep -c '^plugin:' <<<"$got") calls)"
+else
+	echo "  FAIL  public 65 verbs reach the plugin's ops"
+	sed 's/^/        /' "$work/diff"
+	fail=1
+fi
+got=$(run65 FAKE65_NO_OPS=1)
+if grep -qx 'query_port_speed: 95 0' <<<"$got" && grep -qx 'create_comp_cntr: Operation not supported, context other' <<<"$got" &&
+	! grep -q '^plugin: [^f]' <<<"$got"; then
+	echo "  ok    without the ops: EOPNOTSUPP, no plugin call"
+else
+	echo "  FAIL  without the ops:"
+	sed 's/^/        /' <<<"$got"
+	fail=1
+fi
 if [ $fail = 0 ]; then echo "plugin-test: PASS"; else echo "plugin-test: FAIL"; fi
 exit $fail
