@@ -37,8 +37,9 @@ G=$(gid_index)
 UCX_ENV="$UCX_ENV UCX_IB_GID_INDEX=$G"
 
 run() { # LIB DIR TAG CMD...
-  local lib=$1 d=$2 tag=$3; shift 3
-  timeout -k 5 "$T" env $(libenv "$lib") LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
+  local lib=$1 d=$2 tag=$3 tr=""; shift 3
+  [ "${TWO_HOSTS_TRACE:-}" = 2 ] && tr="IBV_TRACE=2 IBV_TRACE_FILE=$d/ibv.$tag"
+  timeout -k 5 "$T" env $(libenv "$lib") $tr LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
     "$@" > "$d/$tag.out" 2> "$d/$tag.err" < /dev/null
   echo $? > "$d/$tag.rc"
 }
@@ -47,6 +48,29 @@ kill_tree() {
   local c
   for c in $(pgrep -P "$1"); do kill_tree "$c"; done
   kill "$1" 2>/dev/null
+}
+# TWO_HOSTS_TRACE=1: the kernel's ib_cm and rdma_cm trace events of each
+# case (reject reasons; trace.a, trace.b); =2 adds our verbs (IBV_TRACE=2,
+# ibv.*), slow enough to change a case's timing; TWO_HOSTS_TRACE_EVENTS adds
+# more (e.g. sched/sched_switch); TWO_HOSTS_TRACE_COMM=NAME keeps NAME's
+# events only (the CM's, from kworkers, are then left out too).
+ktrace_on() {
+  [ -n "${TWO_HOSTS_TRACE:-}" ] || return 0
+  local t=/sys/kernel/tracing e
+  [ -d $t/events ] || mount -t tracefs tracefs $t 2>/dev/null
+  echo 0 > $t/tracing_on; : > $t/trace
+  for e in ib_cma rdma_cma ${TWO_HOSTS_TRACE_EVENTS:-}; do
+    [ -d $t/events/$e ] || continue
+    [ -n "${TWO_HOSTS_TRACE_COMM:-}" ] && [ -e $t/events/$e/filter ] &&
+      echo "common_pid != 0 && comm == \"$TWO_HOSTS_TRACE_COMM\"" > $t/events/$e/filter 2>/dev/null
+    echo 1 > $t/events/$e/enable
+  done
+  [ -n "${TWO_HOSTS_TRACE_EVENTS:-}" ] && echo 16384 > $t/buffer_size_kb
+  echo 1 > $t/tracing_on
+}
+ktrace_dump() { # DIR
+  [ -n "${TWO_HOSTS_TRACE:-}" ] || return 0
+  cat /sys/kernel/tracing/trace > "$1/trace.$ROLE" 2>&1
 }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
@@ -90,7 +114,7 @@ pair() {
     names "$mode" "$name"
     K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
     case $wait in cm:*) p=${wait#cm:} ;; esac
-    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); ktrace_on
     if [ "$ROLE" = a ]; then
       run "$slib" "$d" server ${scmd//@PORT@/$p} &
       spid=$!
@@ -112,6 +136,7 @@ pair() {
       fi
       for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
+      ktrace_dump "$d"
       judge "$d" "$t0" "${CHECK:-}"
       touch "$SYNC/$K.end"
     else
@@ -120,7 +145,7 @@ pair() {
       else
         echo "a's server never got ready" > "$d/client.err"; echo 125 > "$d/client.rc"
       fi
-      touch "$SYNC/$K.done"
+      touch "$SYNC/$K.done"; ktrace_dump "$d"
       waitf "$SYNC/$K.end" $((T + 60))
     fi
   done
