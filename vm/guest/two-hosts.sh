@@ -72,12 +72,18 @@ ktrace_dump() { # DIR
   [ -n "${TWO_HOSTS_TRACE:-}" ] || return 0
   cat /sys/kernel/tracing/trace > "$1/trace.$ROLE" 2>&1
 }
+# nap SECONDS: a sleep without fork and exec. Guest a has one TCG CPU, and
+# each sleep(1) started from the 9p root keeps it for milliseconds: enough to
+# stall a server between two of its steps (qperf 0.4.11 sends its RDMA CM port
+# before rdma_listen, and a client quicker than that gets a reject)
+NAPF=$(mktemp -u /tmp/nap.XXXXXX); mkfifo "$NAPF"; exec {NAPFD}<>"$NAPF"; rm -f "$NAPF"
+nap() { read -rt "$1" -u "$NAPFD" _ || :; }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 # waitf FILE SECONDS: until FILE exists; 1 if it did not in time
 waitf() {
   local i
-  for i in $(seq 1 $(($2 * 5))); do [ -e "$1" ] && return 0; sleep 0.2; done
+  for i in $(seq 1 $(($2 * 5))); do [ -e "$1" ] && return 0; nap 0.2; done
   return 1
 }
 record() { # LIB NAME RESULT START DETAIL
@@ -125,7 +131,7 @@ pair() {
           sleep) [ $i -gt 20 ] && break ;;
         esac
         kill -0 $spid 2>/dev/null || break
-        sleep 0.1
+        nap 0.1
       done
       touch "$SYNC/$K.ready"
       waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
@@ -134,7 +140,7 @@ pair() {
         sleep 1; for i in $(pgrep -P $spid); do kill_tree "$i"; done; wait $spid 2>/dev/null
         case $(cat "$d/server.rc" 2>/dev/null) in 124|143) echo 0 > "$d/server.rc" ;; esac
       fi
-      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; nap 0.1; done
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
       ktrace_dump "$d"
       judge "$d" "$t0" "${CHECK:-}"
@@ -172,17 +178,17 @@ linkdown() {
       mkdir -p "$s"
       T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" &
       local rpid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
       touch "$SYNC/$K.ready"
-      for i in $(seq 1 $((T * 5))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       ip link set eth0 down
       echo "b: eth0 down at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
-      for i in $(seq 1 $((T * 5))); do [ -e "$s/drained" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/drained" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       ip link set eth0 up
       for i in $(seq 1 300); do
         grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
           [ "$(gid_index)" = "$G" ] && break
-        sleep 0.1
+        nap 0.1
       done
       echo "b: eth0 up, rxe0 $(cat /sys/class/infiniband/rxe0/ports/1/state) at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
       touch "$s/up"
@@ -199,7 +205,7 @@ wait_rxe_up() {
   for i in $(seq 1 300); do
     grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
       [ "$(gid_index)" = "$G" ] && return 0
-    sleep 0.1
+    nap 0.1
   done
   return 1
 }
@@ -253,7 +259,7 @@ peerfault() { # NAME kill|cut
       for i in $(seq 1 $((T * 30))); do
         rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break
         kill -0 $spid 2>/dev/null || break
-        sleep 0.1
+        nap 0.1
       done
       touch "$SYNC/$K.ready"
       wait $spid
@@ -274,7 +280,7 @@ peerfault() { # NAME kill|cut
     else
       waitf "$SYNC/$K.ready" $((T + 60))
       run "$clib" "$d" client "$BIN/rc_peerkill" -p "$p" -c "$SRV" &
-      for i in $(seq 1 $((T * 15))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 15))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       vpid=$(pgrep -f "^$BIN/rc_peerkill -p $p -c")
       case $how in
         kill)
@@ -321,7 +327,7 @@ netem() {
     else
       T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" -n 2000 -r 7 &
       rpid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
       touch "$SYNC/$K.ready"
       wait $rpid
       waitf "$SYNC/$K.done" $((T + 60))
@@ -358,7 +364,7 @@ mtu_case() {
     if [ "$ROLE" = a ]; then
       T=30 run "$slib" "$d" server ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" &
       spid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; nap 0.1; done
       touch "$SYNC/$K.ready"
       waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
       wait $spid
@@ -376,7 +382,7 @@ mtu_case() {
       touch "$SYNC/$K.end"
     else
       ip link set eth0 mtu "$MTU_LOW"
-      for i in $(seq 1 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; sleep 0.1; done
+      for i in $(seq 1 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; nap 0.1; done
       { ip -o link show eth0 | grep -o 'mtu [0-9]*'; ibv_devinfo -d rxe0 | grep -E 'active_mtu|max_mtu'; } > "$d/mtu.b" 2>&1
       waitf "$SYNC/$K.ready" $((T + 60))
       T=30 run "$clib" "$d" client ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" "$SRV"
@@ -444,7 +450,7 @@ mpi() {
           mv "$f" "${f%.cmd}.run"
           ( bash -c "$(cat "${f%.cmd}.run")" > "${f%.cmd}.out" 2> "${f%.cmd}.err" < /dev/null; echo $? > "${f%.cmd}.rc" ) &
         done
-        sleep 0.2
+        nap 0.2
       done
       wait
     fi
