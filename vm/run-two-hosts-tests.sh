@@ -70,6 +70,10 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(stream|events|TIMEWAIT|rdma_disconnect|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
   done
+  for f in "$run"/shared/cases/*/qperf/held.a "$run"/shared/cases/*/qperf/*/held.a; do
+    [ -e "$f" ] || continue
+    echo "${f#$run/shared/cases/}: qperf's early REQs (no-listener rejects held on a): $(cat "$f")"
+  done
   for f in "$run"/shared/cases/*/rc_mtu*/outcome "$run"/shared/cases/*/rc_mtu/*/outcome; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}: $(cat "$f"); b: $(tr '\n' ' ' < "${f%/outcome}/mtu.b")"

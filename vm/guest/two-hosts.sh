@@ -113,6 +113,7 @@ judge() {
 # pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': the server on a, the client on b
 # (@PORT@: a fresh port per run; WAIT: tcp or cm, how a sees its server listen).
 # Both must exit 0, with the proof on each side. CHECK=FN: FN DIR must pass too.
+# ON_A=FN: a runs FN start DIR before its server, FN stop DIR once it stopped.
 pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname
   want "$name" || return 0
@@ -122,6 +123,7 @@ pair() {
     case $wait in cm:*) p=${wait#cm:} ;; esac
     d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); ktrace_on
     if [ "$ROLE" = a ]; then
+      [ -n "${ON_A:-}" ] && $ON_A start "$d"
       run "$slib" "$d" server ${scmd//@PORT@/$p} &
       spid=$!
       for i in $(seq 1 $((T * 10))); do
@@ -142,6 +144,7 @@ pair() {
       fi
       for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; nap 0.1; done
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
+      [ -n "${ON_A:-}" ] && $ON_A stop "$d"
       ktrace_dump "$d"
       judge "$d" "$t0" "${CHECK:-}"
       touch "$SYNC/$K.end"
@@ -154,6 +157,82 @@ pair() {
       touch "$SYNC/$K.done"; ktrace_dump "$d"
       waitf "$SYNC/$K.end" $((T + 60))
     fi
+  done
+}
+
+# hold_nolistener_rej start|stop DIR: a's kernel sends no CM reject with
+# reason 8 (no listener for the service ID), so a client's REQ that came too
+# early is resent by its CM after the response timeout (about 4 s) instead of
+# failing. For qperf 0.4.11 (Debian's): its server sends the client its RDMA
+# CM port before it calls rdma_listen (fixed upstream after 0.4.11), and a
+# client quicker than that got RDMA_CM_EVENT_REJECTED (status 8). Matched in
+# RoCEv2 over IPv4: UDP 4791, then BTH (12) and DETH (8) bytes, the MAD:
+# class 0x07 (CM) at 49, attribute 0x0012 (REJ) at 64, reason at 82.
+# Other rejects still go out. DIR/held.a: how many were held (matched, with
+# HOLD_ACTION=ok: counted and sent). late_listener below proves it.
+hold_nolistener_rej() {
+  local out act=${HOLD_ACTION:-drop}
+  case $1 in
+    start)
+      { tc qdisc add dev eth0 root handle 1: prio &&
+        tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+          match ip protocol 17 0xff match ip dport 4791 0xffff \
+          match u8 0x07 0xff at 49 match u16 0x0012 0xffff at 64 \
+          match u16 0x0008 0xffff at 82 action $act; } 2> "$2/tc.a.err" ||
+        echo "hold_nolistener_rej: tc failed: $(cat "$2/tc.a.err")" >> "$2/server.err" ;;
+    stop)
+      out=$(tc -s filter show dev eth0 parent 1: 2>&1)
+      echo "$out" | sed -n 's/.*(rule hit [0-9]* success \([0-9]*\)).*/\1/p' | head -1 > "$2/held.a"
+      echo "$out" > "$2/tc.a.stats"
+      tc qdisc del dev eth0 root 2>/dev/null ;;
+  esac
+}
+
+# late_listener: the proof of hold_nolistener_rej, qperf's race made certain.
+# b's rdma_client connects to a port of a with no listener yet. Sent
+# (HOLD_ACTION=ok: matched, counted, sent), the reject must fail the client
+# (rdma_connect: REJECTED). Held, a starts rdma_server only once its filter
+# has matched that reject; b's CM must resend the REQ and the pair must pass.
+late_listener() {
+  local name=late_listener lib act d t0 i n rs rc detail
+  want "$name" || return 0
+  for lib in ${LATE_LIBS:-debian ours}; do
+    for act in ok drop; do
+      K=$((K + 1)); PORT=$((PORT + 1))
+      slib=$lib clib=$lib col=$lib cname=$name-$([ $act = ok ] && echo sent || echo held)
+      d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+      if [ "$ROLE" = a ]; then
+        HOLD_ACTION=$act hold_nolistener_rej start "$d"
+        touch "$SYNC/$K.ready"
+        n=0
+        for i in $(seq 1 $((T * 10))); do
+          n=$(tc -s filter show dev eth0 parent 1: 2>/dev/null | sed -n 's/.*(rule hit [0-9]* success \([0-9]*\)).*/\1/p' | head -1)
+          [ "${n:-0}" -gt 0 ] && break
+          [ -e "$SYNC/$K.done" ] && break
+          nap 0.1
+        done
+        [ $act = drop ] && [ "${n:-0}" -gt 0 ] && run "$slib" "$d" server rdma_server -p $PORT
+        waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+        hold_nolistener_rej stop "$d"
+        rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
+        if [ "${n:-0}" -eq 0 ]; then
+          record "$col" "$cname" fail "$t0" "no reject of b's early REQ matched on a; client exit $rc: $(why "$d/client.err")"
+        elif [ $act = drop ]; then
+          judge "$d" "$t0"
+        elif [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q rdma_connect "$d/client.out" "$d/client.err" &&
+             detail=$(proof "$clib" "$d" client); then
+          record "$col" "$cname" pass "$t0" ""
+        else
+          record "$col" "$cname" fail "$t0" "want rdma_connect to fail on the reject; client exit $rc: $(why "$d/client.err") $(head -c 100 "$d/client.out")"
+        fi
+        touch "$SYNC/$K.end"
+      else
+        waitf "$SYNC/$K.ready" $((T + 60))
+        run "$clib" "$d" client rdma_client -s $SRV -p $PORT
+        touch "$SYNC/$K.done"
+        waitf "$SYNC/$K.end" $((T + 60))
+      fi
+    done
   done
 }
 
@@ -477,8 +556,10 @@ if [ "$SUITE" = full ]; then
   pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
   pair mckey sleep "mckey -m 239.77.0.1 -b $SRV -C 10" "mckey -m 239.77.0.1 -b $CLI -s -C 10"
   # qperf over rdma_cm (RoCE needs GIDs, not LIDs); its server is a daemon,
-  # with -D (its steps on stderr: the server's own errors go nowhere else)
-  KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@ -D" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
+  # with -D (its steps on stderr: the server's own errors go nowhere else),
+  # and its race with its client held off (hold_nolistener_rej)
+  late_listener
+  ON_A=hold_nolistener_rej KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@ -D" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
   for t in rc_verbs ud_verbs; do
     pair "ucx_perftest-$t" tcp "env $UCX_ENV ucx_perftest -p @PORT@" \
       "env $UCX_ENV ucx_perftest -p @PORT@ -d rxe0:1 -x $t -t am_lat -n 2000 $SRV"
