@@ -35,8 +35,9 @@ OUR_LIB=$REPO/build/lib/libibverbs.so.1
 # needs; loading them up front means no autoload is needed later. overlay: the
 # package test (vm/run-pkg-tests.sh) installs the .deb into an overlay root.
 # virtio_net: the NIC of each guest in the two-host mode (vm/run-two-hosts.sh);
-# sch_netem: its loss/reordering case (tc qdisc ... netem).
-VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay sch_netem"
+# sch_netem: its loss/reordering case (tc qdisc ... netem); sch_prio, cls_u32
+# and act_gact: the qperf case's filter on a (tc filter ... u32 ... action drop).
+VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net veth crc32_generic crc32_pclmul ib_uverbs rdma_ucm rdma_rxe overlay sch_netem sch_prio cls_u32 act_gact"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 2; }

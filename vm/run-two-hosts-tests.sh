@@ -11,7 +11,8 @@
 # Settings: TWO_HOSTS_SUITE=short|full, TWO_HOSTS_MODES ("SERVER:CLIENT ..."),
 # VM_TEST_ONLY=REGEX, VM_CASE_TIMEOUT (per process, default 120 s),
 # VM_TIMEOUT (each boot, default 1200 s short, 3600 s full), VM_KERNEL,
-# VM_RESULTS_NAME (results directory name under vm/out/).
+# VM_RESULTS_NAME (results directory name under vm/out/), TWO_HOSTS_TRACE
+# (vm/guest/two-hosts.sh: the kernel's CM trace events of each case).
 # (one block, read whole before it runs: editing the script meanwhile is safe)
 {
 set -euo pipefail
@@ -42,7 +43,7 @@ cp "$VM_DIR/guest/two-hosts.sh" "$run/two-hosts.sh"
 for side in a b; do
   mkdir -p "$run/$side"; echo "$REPO" > "$run/$side/cwd"
   {
-    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU; do
+    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU TWO_HOSTS_TRACE TWO_HOSTS_TRACE_EVENTS TWO_HOSTS_TRACE_COMM; do
       [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     echo "exec bash '$run/two-hosts.sh'"
@@ -68,6 +69,10 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
            "$run"/shared/cases/*/rc_netem*/server.out "$run"/shared/cases/*/rc_netem/*/server.out; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(stream|events|TIMEWAIT|rdma_disconnect|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
+  done
+  for f in "$run"/shared/cases/*/qperf/held.a "$run"/shared/cases/*/qperf/*/held.a; do
+    [ -e "$f" ] || continue
+    echo "${f#$run/shared/cases/}: qperf's early REQs (no-listener rejects held on a): $(cat "$f")"
   done
   for f in "$run"/shared/cases/*/rc_mtu*/outcome "$run"/shared/cases/*/rc_mtu/*/outcome; do
     [ -e "$f" ] || continue

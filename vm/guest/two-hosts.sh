@@ -37,8 +37,9 @@ G=$(gid_index)
 UCX_ENV="$UCX_ENV UCX_IB_GID_INDEX=$G"
 
 run() { # LIB DIR TAG CMD...
-  local lib=$1 d=$2 tag=$3; shift 3
-  timeout -k 5 "$T" env $(libenv "$lib") LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
+  local lib=$1 d=$2 tag=$3 tr=""; shift 3
+  [ "${TWO_HOSTS_TRACE:-}" = 2 ] && tr="IBV_TRACE=2 IBV_TRACE_FILE=$d/ibv.$tag"
+  timeout -k 5 "$T" env $(libenv "$lib") $tr LD_DEBUG=libs LD_DEBUG_OUTPUT="$d/ld.$tag" \
     "$@" > "$d/$tag.out" 2> "$d/$tag.err" < /dev/null
   echo $? > "$d/$tag.rc"
 }
@@ -48,12 +49,41 @@ kill_tree() {
   for c in $(pgrep -P "$1"); do kill_tree "$c"; done
   kill "$1" 2>/dev/null
 }
+# TWO_HOSTS_TRACE=1: the kernel's ib_cm and rdma_cm trace events of each
+# case (reject reasons; trace.a, trace.b); =2 adds our verbs (IBV_TRACE=2,
+# ibv.*), slow enough to change a case's timing; TWO_HOSTS_TRACE_EVENTS adds
+# more (e.g. sched/sched_switch); TWO_HOSTS_TRACE_COMM=NAME keeps NAME's
+# events only (the CM's, from kworkers, are then left out too).
+ktrace_on() {
+  [ -n "${TWO_HOSTS_TRACE:-}" ] || return 0
+  local t=/sys/kernel/tracing e
+  [ -d $t/events ] || mount -t tracefs tracefs $t 2>/dev/null
+  echo 0 > $t/tracing_on; : > $t/trace
+  for e in ib_cma rdma_cma ${TWO_HOSTS_TRACE_EVENTS:-}; do
+    [ -d $t/events/$e ] || continue
+    [ -n "${TWO_HOSTS_TRACE_COMM:-}" ] && [ -e $t/events/$e/filter ] &&
+      echo "common_pid != 0 && comm == \"$TWO_HOSTS_TRACE_COMM\"" > $t/events/$e/filter 2>/dev/null
+    echo 1 > $t/events/$e/enable
+  done
+  [ -n "${TWO_HOSTS_TRACE_EVENTS:-}" ] && echo 16384 > $t/buffer_size_kb
+  echo 1 > $t/tracing_on
+}
+ktrace_dump() { # DIR
+  [ -n "${TWO_HOSTS_TRACE:-}" ] || return 0
+  cat /sys/kernel/tracing/trace > "$1/trace.$ROLE" 2>&1
+}
+# nap SECONDS: a sleep without fork and exec. Guest a has one TCG CPU, and
+# each sleep(1) started from the 9p root keeps it for milliseconds: enough to
+# stall a server between two of its steps (qperf 0.4.11 sends its RDMA CM port
+# before rdma_listen, and a client quicker than that gets a reject)
+NAPF=$(mktemp -u /tmp/nap.XXXXXX); mkfifo "$NAPF"; exec {NAPFD}<>"$NAPF"; rm -f "$NAPF"
+nap() { read -rt "$1" -u "$NAPFD" _ || :; }
 now() { echo $(( $(date +%s%N) / 1000000 )); }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 # waitf FILE SECONDS: until FILE exists; 1 if it did not in time
 waitf() {
   local i
-  for i in $(seq 1 $(($2 * 5))); do [ -e "$1" ] && return 0; sleep 0.2; done
+  for i in $(seq 1 $(($2 * 5))); do [ -e "$1" ] && return 0; nap 0.2; done
   return 1
 }
 record() { # LIB NAME RESULT START DETAIL
@@ -83,6 +113,7 @@ judge() {
 # pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': the server on a, the client on b
 # (@PORT@: a fresh port per run; WAIT: tcp or cm, how a sees its server listen).
 # Both must exit 0, with the proof on each side. CHECK=FN: FN DIR must pass too.
+# ON_A=FN: a runs FN start DIR before its server, FN stop DIR once it stopped.
 pair() {
   local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname
   want "$name" || return 0
@@ -90,8 +121,9 @@ pair() {
     names "$mode" "$name"
     K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
     case $wait in cm:*) p=${wait#cm:} ;; esac
-    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); ktrace_on
     if [ "$ROLE" = a ]; then
+      [ -n "${ON_A:-}" ] && $ON_A start "$d"
       run "$slib" "$d" server ${scmd//@PORT@/$p} &
       spid=$!
       for i in $(seq 1 $((T * 10))); do
@@ -101,7 +133,7 @@ pair() {
           sleep) [ $i -gt 20 ] && break ;;
         esac
         kill -0 $spid 2>/dev/null || break
-        sleep 0.1
+        nap 0.1
       done
       touch "$SYNC/$K.ready"
       waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
@@ -110,8 +142,10 @@ pair() {
         sleep 1; for i in $(pgrep -P $spid); do kill_tree "$i"; done; wait $spid 2>/dev/null
         case $(cat "$d/server.rc" 2>/dev/null) in 124|143) echo 0 > "$d/server.rc" ;; esac
       fi
-      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; nap 0.1; done
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
+      [ -n "${ON_A:-}" ] && $ON_A stop "$d"
+      ktrace_dump "$d"
       judge "$d" "$t0" "${CHECK:-}"
       touch "$SYNC/$K.end"
     else
@@ -120,9 +154,85 @@ pair() {
       else
         echo "a's server never got ready" > "$d/client.err"; echo 125 > "$d/client.rc"
       fi
-      touch "$SYNC/$K.done"
+      touch "$SYNC/$K.done"; ktrace_dump "$d"
       waitf "$SYNC/$K.end" $((T + 60))
     fi
+  done
+}
+
+# hold_nolistener_rej start|stop DIR: a's kernel sends no CM reject with
+# reason 8 (no listener for the service ID), so a client's REQ that came too
+# early is resent by its CM after the response timeout (about 4 s) instead of
+# failing. For qperf 0.4.11 (Debian's): its server sends the client its RDMA
+# CM port before it calls rdma_listen (fixed upstream after 0.4.11), and a
+# client quicker than that got RDMA_CM_EVENT_REJECTED (status 8). Matched in
+# RoCEv2 over IPv4: UDP 4791, then BTH (12) and DETH (8) bytes, the MAD:
+# class 0x07 (CM) at 49, attribute 0x0012 (REJ) at 64, reason at 82.
+# Other rejects still go out. DIR/held.a: how many were held (matched, with
+# HOLD_ACTION=ok: counted and sent). late_listener below proves it.
+hold_nolistener_rej() {
+  local out act=${HOLD_ACTION:-drop}
+  case $1 in
+    start)
+      { tc qdisc add dev eth0 root handle 1: prio &&
+        tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+          match ip protocol 17 0xff match ip dport 4791 0xffff \
+          match u8 0x07 0xff at 49 match u16 0x0012 0xffff at 64 \
+          match u16 0x0008 0xffff at 82 action $act; } 2> "$2/tc.a.err" ||
+        echo "hold_nolistener_rej: tc failed: $(cat "$2/tc.a.err")" >> "$2/server.err" ;;
+    stop)
+      out=$(tc -s filter show dev eth0 parent 1: 2>&1)
+      echo "$out" | sed -n 's/.*(rule hit [0-9]* success \([0-9]*\)).*/\1/p' | head -1 > "$2/held.a"
+      echo "$out" > "$2/tc.a.stats"
+      tc qdisc del dev eth0 root 2>/dev/null ;;
+  esac
+}
+
+# late_listener: the proof of hold_nolistener_rej, qperf's race made certain.
+# b's rdma_client connects to a port of a with no listener yet. Sent
+# (HOLD_ACTION=ok: matched, counted, sent), the reject must fail the client
+# (rdma_connect: REJECTED). Held, a starts rdma_server only once its filter
+# has matched that reject; b's CM must resend the REQ and the pair must pass.
+late_listener() {
+  local name=late_listener lib act d t0 i n rs rc detail
+  want "$name" || return 0
+  for lib in ${LATE_LIBS:-debian ours}; do
+    for act in ok drop; do
+      K=$((K + 1)); PORT=$((PORT + 1))
+      slib=$lib clib=$lib col=$lib cname=$name-$([ $act = ok ] && echo sent || echo held)
+      d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+      if [ "$ROLE" = a ]; then
+        HOLD_ACTION=$act hold_nolistener_rej start "$d"
+        touch "$SYNC/$K.ready"
+        n=0
+        for i in $(seq 1 $((T * 10))); do
+          n=$(tc -s filter show dev eth0 parent 1: 2>/dev/null | sed -n 's/.*(rule hit [0-9]* success \([0-9]*\)).*/\1/p' | head -1)
+          [ "${n:-0}" -gt 0 ] && break
+          [ -e "$SYNC/$K.done" ] && break
+          nap 0.1
+        done
+        [ $act = drop ] && [ "${n:-0}" -gt 0 ] && run "$slib" "$d" server rdma_server -p $PORT
+        waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+        hold_nolistener_rej stop "$d"
+        rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
+        if [ "${n:-0}" -eq 0 ]; then
+          record "$col" "$cname" fail "$t0" "no reject of b's early REQ matched on a; client exit $rc: $(why "$d/client.err")"
+        elif [ $act = drop ]; then
+          judge "$d" "$t0"
+        elif [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q rdma_connect "$d/client.out" "$d/client.err" &&
+             detail=$(proof "$clib" "$d" client); then
+          record "$col" "$cname" pass "$t0" ""
+        else
+          record "$col" "$cname" fail "$t0" "want rdma_connect to fail on the reject; client exit $rc: $(why "$d/client.err") $(head -c 100 "$d/client.out")"
+        fi
+        touch "$SYNC/$K.end"
+      else
+        waitf "$SYNC/$K.ready" $((T + 60))
+        run "$clib" "$d" client rdma_client -s $SRV -p $PORT
+        touch "$SYNC/$K.done"
+        waitf "$SYNC/$K.end" $((T + 60))
+      fi
+    done
   done
 }
 
@@ -147,17 +257,17 @@ linkdown() {
       mkdir -p "$s"
       T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" &
       local rpid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
       touch "$SYNC/$K.ready"
-      for i in $(seq 1 $((T * 5))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       ip link set eth0 down
       echo "b: eth0 down at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
-      for i in $(seq 1 $((T * 5))); do [ -e "$s/drained" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 5))); do [ -e "$s/drained" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       ip link set eth0 up
       for i in $(seq 1 300); do
         grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
           [ "$(gid_index)" = "$G" ] && break
-        sleep 0.1
+        nap 0.1
       done
       echo "b: eth0 up, rxe0 $(cat /sys/class/infiniband/rxe0/ports/1/state) at $(date +%T.%N | cut -c1-12)" >> "$d/link.log"
       touch "$s/up"
@@ -174,7 +284,7 @@ wait_rxe_up() {
   for i in $(seq 1 300); do
     grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && [ -e "/sys/class/infiniband/rxe0/ports/1/gids/$G" ] &&
       [ "$(gid_index)" = "$G" ] && return 0
-    sleep 0.1
+    nap 0.1
   done
   return 1
 }
@@ -228,7 +338,7 @@ peerfault() { # NAME kill|cut
       for i in $(seq 1 $((T * 30))); do
         rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break
         kill -0 $spid 2>/dev/null || break
-        sleep 0.1
+        nap 0.1
       done
       touch "$SYNC/$K.ready"
       wait $spid
@@ -249,7 +359,7 @@ peerfault() { # NAME kill|cut
     else
       waitf "$SYNC/$K.ready" $((T + 60))
       run "$clib" "$d" client "$BIN/rc_peerkill" -p "$p" -c "$SRV" &
-      for i in $(seq 1 $((T * 15))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; sleep 0.2; done
+      for i in $(seq 1 $((T * 15))); do [ -e "$s/cut" ] || [ -e "$SYNC/$K.done" ] && break; nap 0.2; done
       vpid=$(pgrep -f "^$BIN/rc_peerkill -p $p -c")
       case $how in
         kill)
@@ -296,7 +406,7 @@ netem() {
     else
       T=$((T * 2)) run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" -n 2000 -r 7 &
       rpid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
       touch "$SYNC/$K.ready"
       wait $rpid
       waitf "$SYNC/$K.done" $((T + 60))
@@ -333,7 +443,7 @@ mtu_case() {
     if [ "$ROLE" = a ]; then
       T=30 run "$slib" "$d" server ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" &
       spid=$!
-      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; nap 0.1; done
       touch "$SYNC/$K.ready"
       waitf "$SYNC/$K.done" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
       wait $spid
@@ -351,7 +461,7 @@ mtu_case() {
       touch "$SYNC/$K.end"
     else
       ip link set eth0 mtu "$MTU_LOW"
-      for i in $(seq 1 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; sleep 0.1; done
+      for i in $(seq 1 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; nap 0.1; done
       { ip -o link show eth0 | grep -o 'mtu [0-9]*'; ibv_devinfo -d rxe0 | grep -E 'active_mtu|max_mtu'; } > "$d/mtu.b" 2>&1
       waitf "$SYNC/$K.ready" $((T + 60))
       T=30 run "$clib" "$d" client ibv_rc_pingpong -d rxe0 -g "$G" -m 1024 -s 4096 -n 20 -p "$p" "$SRV"
@@ -419,7 +529,7 @@ mpi() {
           mv "$f" "${f%.cmd}.run"
           ( bash -c "$(cat "${f%.cmd}.run")" > "${f%.cmd}.out" 2> "${f%.cmd}.err" < /dev/null; echo $? > "${f%.cmd}.rc" ) &
         done
-        sleep 0.2
+        nap 0.2
       done
       wait
     fi
@@ -446,8 +556,10 @@ if [ "$SUITE" = full ]; then
   pair udaddy cm:7174 "udaddy -b $SRV -C 10" "udaddy -s $SRV -C 10"
   pair mckey sleep "mckey -m 239.77.0.1 -b $SRV -C 10" "mckey -m 239.77.0.1 -b $CLI -s -C 10"
   # qperf over rdma_cm (RoCE needs GIDs, not LIDs); its server is a daemon,
-  # with -D (its steps on stderr: the server's own errors go nowhere else)
-  KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@ -D" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
+  # with -D (its steps on stderr: the server's own errors go nowhere else),
+  # and its race with its client held off (hold_nolistener_rej)
+  late_listener
+  ON_A=hold_nolistener_rej KILL_SERVER=1 pair qperf tcp "qperf -lp @PORT@ -D" "qperf -lp @PORT@ -cm1 -t 2 $SRV rc_bw rc_lat rc_rdma_write_bw"
   for t in rc_verbs ud_verbs; do
     pair "ucx_perftest-$t" tcp "env $UCX_ENV ucx_perftest -p @PORT@" \
       "env $UCX_ENV ucx_perftest -p @PORT@ -d rxe0:1 -x $t -t am_lat -n 2000 $SRV"
