@@ -567,7 +567,9 @@ unsafe fn set_lib_ops(v34: *mut u8) {
 }
 
 /// verbs_open_device for a hosted device: the plugin allocates the context
-/// on a fresh command fd, then our Context takes over its fds.
+/// on a fresh command fd, then our Context takes over its fds, with the
+/// provider ops `ops` makes over its private half (the caller names the op
+/// type, so this file need not import it).
 /// `private_data` goes to the plugin's `alloc_context` as is, as in rdma-core
 /// 44 (a direct-verbs library's attributes: `mlx5dv_context_attr` for
 /// `mlx5dv_open_device`); NULL for ibv_open_device.
@@ -575,6 +577,7 @@ pub(crate) fn open(
     dev: &Arc<Device>,
     vdev: NonNull<verbs_device>,
     private_data: *mut c_void,
+    ops: impl FnOnce(Arc<Priv>) -> Box<dyn crate::context::ContextOps>,
 ) -> Result<Arc<Context>> {
     let fd = std::os::fd::IntoRawFd::into_raw_fd(dev.open_uverbs()?);
     // SAFETY: the plugin's ops and device, both alive for good.
@@ -609,8 +612,7 @@ pub(crate) fn open(
         None => std::fs::File::open("/dev/null")?.into(),
     };
     p.seal();
-    let ops = Box::new(super::ops::Hosted { p: p.clone() });
-    let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops);
+    let ctx = crate::context::open_hosted(dev, uverbs, async_fd, vctx, ops(p.clone()));
     p.set_opened(&ctx);
     Ok(ctx)
 }

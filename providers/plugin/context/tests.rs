@@ -41,7 +41,9 @@ fn private_data_reaches_alloc_context() {
     let (dev, vdev) = fake_device();
     let mut attr = [0u64; 4];
     let pd: *mut c_void = attr.as_mut_ptr().cast();
-    let r = open(&dev, vdev, pd);
+    let r = open(&dev, vdev, pd, |_| {
+        unreachable!("alloc_context fails first")
+    });
     assert_eq!(r.err(), Some(Errno(libc::EPROTO)), "the plugin's errno");
     assert_eq!(SEEN.load(Ordering::SeqCst), pd as usize);
     // ibv_open_device's path (the Provider trait's open) gives it NULL.
