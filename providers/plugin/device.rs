@@ -5,8 +5,9 @@
 
 use super::{Plugin, load, matching};
 use crate::abi::ibv_node_type;
-use crate::device::copy_c_str;
+use crate::device::{Device, copy_c_str};
 use crate::driver_abi::v34::{verbs_device, verbs_sysfs_dev};
+use crate::provider::Provider;
 use crate::sysfs::SysfsDevice;
 use std::ptr::NonNull;
 
@@ -32,6 +33,15 @@ pub(crate) fn sysfs_record(dev: &SysfsDevice, driver_id: Option<u32>) -> Box<ver
         s.time_created.tv_nsec = t.subsec_nanos() as libc::c_long;
     }
     s
+}
+
+/// A device for `sysfs` from the first plugin that drives it, and that plugin.
+pub(crate) fn claim(
+    sysfs: &SysfsDevice,
+    driver_id: Option<u32>,
+) -> Option<(Device, &'static dyn Provider)> {
+    let (p, vdev) = try_plugins(sysfs, driver_id)?;
+    Some((Device::hosted(sysfs.clone(), vdev.cast()), p))
 }
 
 /// rdma-core's try_drivers: plugins whose table names the kernel driver id

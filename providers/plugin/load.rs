@@ -149,7 +149,7 @@ fn load_one(name: &str, provider_dir: &Path) {
 pub(crate) fn load_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        crate::verbs::driver::init_verbs_log();
+        super::log::init_verbs_log();
         let conf = std::env::var_os("IBV_CONFIG_DIR").map_or(CONFIG_DIR.into(), PathBuf::from);
         let dir = std::env::var_os("IBV_PROVIDER_DIR").map_or(PROVIDER_DIR.into(), PathBuf::from);
         let names = env_names().into_iter().chain(config_names(&conf));

@@ -13,6 +13,7 @@ pub(crate) mod device;
 pub(crate) mod frame;
 pub(crate) mod ioctl;
 pub(crate) mod load;
+pub(crate) mod log;
 pub(crate) mod matching;
 pub(crate) mod objects;
 pub(crate) mod ops;
@@ -65,15 +66,6 @@ pub(crate) fn plugins() -> Vec<&'static Plugin> {
         }
     }
     ps.clone()
-}
-
-/// A device for `sysfs` from the first plugin that drives it, and that plugin.
-pub(crate) fn claim(
-    sysfs: &SysfsDevice,
-    driver_id: Option<u32>,
-) -> Option<(Device, &'static dyn Provider)> {
-    let (p, vdev) = device::try_plugins(sysfs, driver_id)?;
-    Some((Device::hosted(sysfs.clone(), vdev.cast()), p))
 }
 
 /// The plugin's verbs_device behind a hosted device.

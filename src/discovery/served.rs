@@ -56,7 +56,7 @@ pub(super) fn device_for(
     let d = match for_device(dev, driver_id).filter(|_| mode != Mode::Plugin) {
         Some(p) => Some((Device::new(dev.clone()), p, "built-in")),
         None if mode != Mode::Builtin => {
-            crate::providers::plugin::claim(dev, driver_id).map(|(d, p)| (d, p, "plugin"))
+            crate::providers::plugin::device::claim(dev, driver_id).map(|(d, p)| (d, p, "plugin"))
         }
         None => None,
     };

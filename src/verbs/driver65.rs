@@ -30,7 +30,7 @@ fn v34_part(vctx: *mut c_void) -> *mut VerbsContext44 {
 #[unsafe(no_mangle)]
 #[entry(value(()))]
 pub unsafe extern "C" fn verbs_register_driver_65(ops: *const verbs_device_ops) {
-    super::driver::init_verbs_log();
+    crate::providers::plugin::log::init_verbs_log();
     // SAFETY: a plugin's static ops table, for good (plugins stay loaded).
     if let Some(ops) = unsafe { ops.as_ref() } {
         crate::providers::plugin::registry::register(ops, &V65);
