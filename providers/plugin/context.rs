@@ -216,13 +216,6 @@ pub(crate) fn priv_of(ctx: *const ibv_context) -> Result<Arc<Priv>> {
     with_priv(ctx, Arc::clone)
 }
 
-/// Whether any hosted context exists: the exported verbs skip the hosted
-/// checks entirely when none does.
-#[expect(dead_code, reason = "unused since the items became pub(crate) (#13)")]
-pub(crate) fn any_hosted() -> bool {
-    !HOSTED.read().unwrap_or_else(|p| p.into_inner()).is_empty()
-}
-
 /// Runs `f` on the command fd of a hosted context: our Context's once it is
 /// open (the calling verb's own reference when a verb is calling the plugin,
 /// see [`super::call`]), the pending one while the plugin is still setting it up.

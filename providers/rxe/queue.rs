@@ -805,5 +805,4 @@ impl ConsumerQueue {
 }
 
 #[cfg(test)]
-#[path = "queue_tests.rs"]
 mod tests;

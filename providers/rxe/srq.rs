@@ -43,8 +43,6 @@ pub(super) fn pin(p: *const ibv_srq) -> Option<Pinned<RxeSrq>> {
 
 pub(super) struct SrqState {
     pub handle: u32,
-    #[allow(dead_code)]
-    pub srq_num: u32,
     /// The ring under the SRQ's lock (post, resize).
     pub queue: SpinLock<ProducerQueue>,
     pub max_sge: u32,
@@ -87,7 +85,6 @@ fn finish(
     c.handle = handle;
     let st = SrqState {
         handle,
-        srq_num: drv.srq_num,
         queue: SpinLock::new(queue),
         max_sge,
     };

@@ -965,5 +965,4 @@ pub(crate) fn read_cqe(slot: &[u8]) -> Result<Cqe> {
 }
 
 #[cfg(test)]
-#[path = "wqe_tests.rs"]
 mod tests;
