@@ -54,8 +54,7 @@ check-header:
 unit-test:
 	$(CARGO) test --release
 
-# No import circle among the files of src/ and providers/ (the allowed ones,
-# outside the object layer, are listed in scripts/import-circles.allow).
+# No import circle among the files of src/ and providers/.
 check-imports:
 	scripts/check-imports.py
 

@@ -6,17 +6,13 @@ child module or an imported name) as text, resolves each to the file that
 defines the name (through `pub use` re-exports, which are not edges
 themselves), and reports every strongly connected group of two or more
 files. Test code (`#[cfg(test)]` modules and their files) is left out.
-
-A circle listed in scripts/import-circles.allow (one circle per line, its
-files sorted and separated by spaces) is tolerated; a listed circle that no
-longer exists is an error too, so the list only shrinks.
+Every circle is an error: none is tolerated.
 """
 import os
 import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-ALLOW = os.path.join(ROOT, "scripts", "import-circles.allow")
 
 ITEM = re.compile(
     r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+|const\s+|async\s+|extern\s+\"C\"\s+)*"
@@ -284,29 +280,15 @@ def main():
     crate.load(("crate",), "src/lib.rs", True)
     crate.parse_uses()
     graph = crate.edges()
-    circles = [" ".join(c) for c in sccs(graph)]
-    allowed = []
-    if os.path.exists(ALLOW):
-        for line in open(ALLOW, encoding="utf-8"):
-            line = line.split("#", 1)[0].strip()
-            if line:
-                allowed.append(" ".join(sorted(line.split())))
-    bad = [c for c in circles if c not in allowed]
-    gone = [a for a in allowed if a not in circles]
-    for c in circles:
-        files = c.split()
-        mark = "allowed" if c in allowed else "CIRCLE"
-        print(f"check-imports: {mark}: {c}")
-        if c not in allowed or "-v" in sys.argv:
-            for f in files:
-                for t in sorted(graph[f] & set(files)):
-                    print(f"  {f} -> {t}")
-    for a in gone:
-        print(f"check-imports: no longer a circle, remove it from {os.path.relpath(ALLOW)}: {a}")
+    circles = sccs(graph)
+    for files in circles:
+        print(f"check-imports: CIRCLE: {' '.join(files)}")
+        for f in files:
+            for t in sorted(graph[f] & set(files)):
+                print(f"  {f} -> {t}")
     print(f"check-imports: {len(graph)} files, {sum(map(len, graph.values()))} imports, "
-          f"{len(circles)} circle(s), {len(allowed)} allowed")
-    sys.exit(1 if bad or gone else 0)
-
+          f"{len(circles)} circle(s)")
+    sys.exit(1 if circles else 0)
 
 if __name__ == "__main__":
     main()

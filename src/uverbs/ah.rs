@@ -1,7 +1,6 @@
 //! Address handles.
 
-use super::Uverbs;
-use super::fallback::Verb;
+use super::channel::{Uverbs, Verb};
 use super::ids::*;
 use super::qp::AhAttr;
 use crate::entry::Result;

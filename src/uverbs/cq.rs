@@ -2,8 +2,8 @@
 
 use std::os::fd::RawFd;
 
-use super::Uverbs;
-use super::fallback::{Fallback, Verb};
+use super::channel::{Uverbs, Verb};
+use super::fallback::Fallback;
 use super::ids::*;
 use super::ioctl::IoctlCmd;
 use super::pod::Pod;

@@ -2,11 +2,12 @@
 
 use std::os::fd::OwnedFd;
 
-use super::fallback::{Fallback, Verb};
+use super::channel::{Uverbs, Verb};
+use super::fallback::Fallback;
 use super::ids::*;
 use super::ioctl::IoctlCmd;
 use super::pod::Pod;
-use super::{Uverbs, sys};
+use super::sys;
 use crate::entry::Result;
 
 kstruct! {

@@ -1,32 +1,12 @@
 //! Choosing between the ioctl method and the write() command of a verb, the way
-//! rdma-core does, remembering per context what the kernel lacks.
+//! rdma-core does, remembering per context what the kernel lacks (in the
+//! channel's `IoctlSupport`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use super::Uverbs;
+use super::channel::{Uverbs, Verb};
 use super::ids::{UVERBS_ATTR_UHW_IN, UVERBS_ATTR_UHW_OUT};
 use super::ioctl::IoctlCmd;
 use super::ioctl_hdr::UVERBS_ATTR_F_MANDATORY;
 use crate::entry::{Errno, Result};
-
-/// The verbs that have both an ioctl method and a write() command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Verb {
-    QueryPort,
-    CreateCq,
-    DestroyCq,
-    DestroyQp,
-    CreateSrq,
-    DestroySrq,
-    DestroyAh,
-    DeallocPd,
-    DeallocMw,
-    DeregMr,
-    CloseXrcd,
-    CreateWq,
-    DestroyWq,
-}
 
 /// What to do after trying the ioctl method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,30 +17,6 @@ pub(crate) enum Fallback {
     TryWrite,
     /// Send the `_ex` write() command instead.
     TryWriteEx,
-}
-
-/// Per-context bitmap of verbs whose ioctl method the kernel lacks.
-#[derive(Debug, Default)]
-pub(crate) struct IoctlSupport(AtomicU64);
-
-impl IoctlSupport {
-    pub(crate) fn known_unsupported(&self, v: Verb) -> bool {
-        self.0.load(Ordering::Relaxed) & (1 << v as u8) != 0
-    }
-
-    /// Learns from a failed ioctl; returns whether write() may be tried.
-    /// ENOTTY: no ioctl interface at all. EPROTONOSUPPORT: this method, or one of
-    /// its mandatory attributes, is unknown. Any other error is the verb's answer.
-    pub(crate) fn record_failure(&self, v: Verb, e: Errno) -> bool {
-        match e.0 {
-            libc::ENOTTY => self.0.store(u64::MAX, Ordering::Relaxed),
-            libc::EPROTONOSUPPORT => {
-                self.0.fetch_or(1 << v as u8, Ordering::Relaxed);
-            }
-            _ => return false,
-        }
-        true
-    }
 }
 
 /// Whether the request can be expressed as a write() command, and which.

@@ -2,8 +2,7 @@
 //! write() command only) and the destroy commands (the ioctl methods, with
 //! rdma-core's extended write() fallbacks).
 
-use super::Uverbs;
-use super::fallback::Verb;
+use super::channel::{Uverbs, Verb};
 use super::ids::*;
 use crate::entry::Result;
 

@@ -2,12 +2,12 @@
 
 use std::os::fd::RawFd;
 
-use super::Uverbs;
+use super::channel::{Outcome, Uverbs};
 use super::ids::{UVERBS_ATTR_UHW_IN, UVERBS_ATTR_UHW_OUT};
 use super::ioctl_hdr::{UVERBS_ATTR_F_MANDATORY, UVERBS_ATTR_F_VALID_OUTPUT};
 use super::pod::Pod;
 use super::sys::AttrBuf;
-use crate::entry::Result;
+use crate::entry::{Result, trace_level, trace_line};
 
 /// Names an attribute after it was added, to make it optional or read it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,7 +179,24 @@ impl Uverbs {
     #[inline]
     pub(crate) fn ioctl(&self, cmd: &mut IoctlCmd<'_>) -> Result<()> {
         let r = cmd.buf.execute(self.fd(), self.driver_id);
-        self.trace_ioctl(cmd, &r);
+        trace_ioctl(cmd, &r);
         r
     }
+}
+
+// As `Uverbs::trace_write`: the check inlined, the line cold.
+#[inline(always)]
+fn trace_ioctl(c: &IoctlCmd<'_>, r: &Result<()>) {
+    if trace_level() >= 2 {
+        trace_ioctl_line(c.name, c.object_id, c.method_id, *r);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn trace_ioctl_line(name: &str, o: u16, m: u16, r: Result<()>) {
+    trace_line(format_args!(
+        "uverbs ioctl {name} (object {o} method {m}) = {}",
+        Outcome(&r)
+    ));
 }

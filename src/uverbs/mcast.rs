@@ -1,6 +1,6 @@
 //! Multicast group attachment.
 
-use super::Uverbs;
+use super::channel::Uverbs;
 use crate::entry::Result;
 
 kstruct! {

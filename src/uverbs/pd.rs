@@ -1,7 +1,6 @@
 //! Protection domains.
 
-use super::Uverbs;
-use super::fallback::Verb;
+use super::channel::{Uverbs, Verb};
 use super::ids::*;
 use crate::entry::Result;
 

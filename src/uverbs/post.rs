@@ -1,6 +1,6 @@
 //! Posting work requests through the kernel (and the rxe doorbell).
 
-use super::Uverbs;
+use super::channel::Uverbs;
 use super::pod::Pod;
 use super::write::IB_USER_VERBS_CMD_POST_SEND;
 use crate::entry::{Errno, Result};

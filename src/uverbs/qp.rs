@@ -1,7 +1,7 @@
 //! Queue pairs, and the address vectors and attributes they carry.
 
-use super::Uverbs;
-use super::fallback::{Fallback, Verb};
+use super::channel::{Uverbs, Verb};
+use super::fallback::Fallback;
 use super::ids::*;
 use super::ioctl::IoctlCmd;
 use crate::entry::Result;

@@ -1,11 +1,13 @@
 use std::io::Read;
 
-use super::fallback::{Fallback, IoctlSupport, Verb, check_legacy};
+use super::channel::{IoctlSupport, Verb};
+use super::fallback::{Fallback, check_legacy};
 use super::ids::*;
 use super::ioctl_hdr::*;
 use super::pd::{AllocPdCmd, DeallocPdCmd};
 use super::write::*;
 use super::*;
+use crate::entry::{Errno, Result};
 
 fn u16_at(b: &[u8], o: usize) -> u16 {
     u16::from_ne_bytes(b[o..o + 2].try_into().unwrap())

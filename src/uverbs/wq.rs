@@ -4,8 +4,8 @@
 //! with the extended write() fallbacks; MODIFY_WQ and CREATE_RWQ_IND_TBL are
 //! extended write() commands only).
 
-use super::Uverbs;
-use super::fallback::{Fallback, Verb};
+use super::channel::{Uverbs, Verb};
+use super::fallback::Fallback;
 use super::ids::*;
 use super::ioctl::IoctlCmd;
 use super::pod::Pod;

@@ -2,10 +2,11 @@
 //! with `ib_uverbs_ex_cmd_hdr`, and the same commands tunnelled through the
 //! `INVOKE_WRITE` ioctl method when the kernel has it.
 
+use super::channel::Uverbs;
 use super::ids::*;
 use super::ioctl::IoctlCmd;
 use super::pod::Pod;
-use super::{Uverbs, sys};
+use super::sys;
 use crate::entry::{Errno, Result};
 
 kstruct! {

@@ -33,47 +33,13 @@ fail=0
 work=$2
 sys=$work/sys
 
-# dev NAME UVERBS MINOR NODE_TYPE MODALIAS (or - for none)
-dev() {
-	local name=$1 uv=$2 minor=$3 nt=$4 ma=$5
-	local ib=$sys/class/infiniband/$name u=$sys/class/infiniband_verbs/$uv
-	mkdir -p "$ib/device" "$u"
-	echo "$name" >"$u/ibdev"
-	echo "231:$minor" >"$u/dev"
-	echo 1 >"$u/abi_version"
-	echo "$nt" >"$ib/node_type"
-	printf '0002:c903:00%02x:%04x\n' "$minor" "$minor" >"$ib/node_guid"
-	[ "$ma" = - ] || echo "$ma" >"$ib/device/modalias"
-	touch "/dev/infiniband/$uv"
-}
-
-# A private /dev: a tmpfs over /dev in this mount namespace only, with the
-# usual nodes bind-mounted back one by one (held on a tmpfs of their own
-# meanwhile). Nothing here is ever deleted: the real /dev stays untouched.
+# A private /dev (see fake_devices.sh), then the fake devices.
+. tests/plugins/fake_devices.sh
 mount --make-rprivate / || exit 1
-hold=$work/hold
-mkdir -p "$hold"
-mount -t tmpfs tmpfs "$hold" || exit 1
-nodes="null zero full random urandom tty"
-for n in $nodes; do
-	touch "$hold/$n" && mount --bind "/dev/$n" "$hold/$n" || exit 1
-done
-mount -t tmpfs tmpfs /dev || exit 1
-for n in $nodes; do
-	touch "/dev/$n" && mount --bind "$hold/$n" "/dev/$n" || exit 1
-done
+private_dev /dev "$work/hold" || exit 1
 ln -s /proc/self/fd /dev/fd
-mkdir -p /dev/infiniband "$sys/class/infiniband_verbs"
-echo 6 >"$sys/class/infiniband_verbs/abi_version"
-
-dev mlx5_0  uverbs0 192 "1: CA"   pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00
-dev efa_0   uverbs1 193 "7: unspecified" pci:v00001D0Fd0000EFA0sv00001D0Fsd0000EFA0bc02sc00i00
-dev irdma0  uverbs2 194 "4: RNIC" pci:v00008086d00001592sv00008086sd00000002bc02sc00i00
-dev bnxt_re0 uverbs3 195 "1: CA"  pci:v000014E4d000016D7sv000014E4sd00001402bc02sc00i00
-dev hns_0   uverbs4 196 "1: CA"   pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00
-dev mana_0  uverbs5 197 "1: CA"   pci:v00001414d000000BAsv00001414sd00000000bc02sc00i00
-dev rxe0    uverbs6 198 "1: CA"   -
-dev mlx5_1  uverbs7 199 "1: CA"   pci:v000015B3d0000101Dsv000015B3sd00000020bc02sc00i00
+devdir=/dev/infiniband
+fake_devices
 
 gcc -O1 -o "$work/devlist" tests/plugins/devlist.c -libverbs || exit 1
 

@@ -5,12 +5,13 @@
 # In a private mount namespace, chrooted into the release root
 # (scripts/release-root.sh), with tmpfs over the root's /tmp, /mnt and /dev
 # (the root itself is never written): a fake sysfs tree (SYSFS_PATH) of uverbs
-# devices of several drivers, as tests/plugins/discovery.sh builds for
-# Debian 12, and tests/plugins/devlist.c built with the release's compiler
-# and header. The release's libibverbs (own) lists the devices with the
-# plugin driving each; ours (a copy in /mnt/ours, LD_LIBRARY_PATH) must list
-# the same with IBV_PROVIDERS=plugin, and with auto the same but rxe built in;
-# ibv_devices must print what own's printed. Exit 0 if every check passes.
+# devices of several drivers, the one tests/plugins/discovery.sh builds for
+# Debian 12 (tests/plugins/fake_devices.sh), and tests/plugins/devlist.c
+# built with the release's compiler and header. The release's libibverbs
+# (own) lists the devices with the plugin driving each; ours (a copy in
+# /mnt/ours, LD_LIBRARY_PATH) must list the same with IBV_PROVIDERS=plugin,
+# and with auto the same but rxe built in; ibv_devices must print what own's
+# printed. Exit 0 if every check passes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOTS=${RELEASE_ROOTS:-/var/cache/libibverbs-rs/roots}
@@ -25,38 +26,15 @@ if [ "${1:-}" != --inside ]; then
 	exit $rc
 fi
 suite=$2 R=$3 fail=0
+. tests/plugins/fake_devices.sh
 mount --make-rprivate / || exit 1
-for d in tmp mnt dev; do mount -t tmpfs "rel-$d" "$R/$d" || exit 1; done
-for n in null zero full random urandom tty; do
-	touch "$R/dev/$n" && mount --bind "/dev/$n" "$R/dev/$n" || exit 1
-done
+for d in tmp mnt; do mount -t tmpfs "rel-$d" "$R/$d" || exit 1; done
+private_dev "$R/dev" "$R/tmp/hold" || exit 1
 mount -t proc proc "$R/proc" || exit 1
-mkdir -p "$R/dev/infiniband" "$R/mnt/ours" "$R/tmp/sys/class/infiniband_verbs"
+mkdir -p "$R/mnt/ours"
 cp build/lib/libibverbs.so.1 "$R/mnt/ours/" || exit 1
-sys=$R/tmp/sys
-echo 6 >"$sys/class/infiniband_verbs/abi_version"
-
-# dev NAME UVERBS MINOR NODE_TYPE MODALIAS (or - for none)
-dev() {
-	local name=$1 uv=$2 minor=$3 nt=$4 ma=$5
-	local ib=$sys/class/infiniband/$name u=$sys/class/infiniband_verbs/$uv
-	mkdir -p "$ib/device" "$u"
-	echo "$name" >"$u/ibdev"
-	echo "231:$minor" >"$u/dev"
-	echo 1 >"$u/abi_version"
-	echo "$nt" >"$ib/node_type"
-	printf '0002:c903:00%02x:%04x\n' "$minor" "$minor" >"$ib/node_guid"
-	[ "$ma" = - ] || echo "$ma" >"$ib/device/modalias"
-	touch "$R/dev/infiniband/$uv"
-}
-dev mlx5_0  uverbs0 192 "1: CA"   pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00
-dev efa_0   uverbs1 193 "7: unspecified" pci:v00001D0Fd0000EFA0sv00001D0Fsd0000EFA0bc02sc00i00
-dev irdma0  uverbs2 194 "4: RNIC" pci:v00008086d00001592sv00008086sd00000002bc02sc00i00
-dev bnxt_re0 uverbs3 195 "1: CA"  pci:v000014E4d000016D7sv000014E4sd00001402bc02sc00i00
-dev hns_0   uverbs4 196 "1: CA"   pci:v000019E5d0000A222sv000019E5sd00000000bc02sc00i00
-dev mana_0  uverbs5 197 "1: CA"   pci:v00001414d000000BAsv00001414sd00000000bc02sc00i00
-dev rxe0    uverbs6 198 "1: CA"   -
-dev mlx5_1  uverbs7 199 "1: CA"   pci:v000015B3d0000101Dsv000015B3sd00000020bc02sc00i00
+sys=$R/tmp/sys devdir=$R/dev/infiniband
+fake_devices
 
 cp tests/plugins/devlist.c "$R/tmp/" &&
 	chroot "$R" gcc -O1 -o /tmp/devlist /tmp/devlist.c -libverbs ||
