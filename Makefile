@@ -134,14 +134,18 @@ release-discovery: all
 # plugin (IBV_PROVIDERS=plugin). A case
 # own passes and ours fails is a FAIL. vm/run-releases.sh +
 # vm/guest/releases.sh; report in build/releases/vm-test-releases.md.
-# `make test` runs the RELEASES_SMOKE subset on trixie.
-RELEASES_SMOKE ?= ^(ibv_devices|devinfo-v|ibv_rc_pingpong|ibv_xsrq_pingpong|rping-V)$$
+# The full set also runs the project's C tests built against each release's
+# headers (tests/releases/ctests-build.sh). `make test` runs the
+# RELEASES_SMOKE subset on trixie and, in the same boot, the
+# RELEASES_SMOKE_SID C tests on sid.
+RELEASES_SMOKE ?= ^(ibv_devices|devinfo-v|ibv_rc_pingpong|ibv_xsrq_pingpong|rping-V|c-tests/datapath)$$
+RELEASES_SMOKE_SID ?= ^c-tests/datapath$$
 RELEASES_FULL ?= trixie sid
 vm-test-releases: all
 	@start=$$(date +%s); vm/run-releases.sh $(RELEASES_FULL); \
 	rc=$$?; echo "vm-test-releases: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 vm-test-releases-smoke: all
-	@start=$$(date +%s); RELEASES_ONLY='$(RELEASES_SMOKE)' VM_RESULTS_NAME=vm-test-releases-smoke vm/run-releases.sh trixie; \
+	@start=$$(date +%s); RELEASES_ONLY='$(RELEASES_SMOKE)' RELEASES_ONLY_sid='$(RELEASES_SMOKE_SID)' VM_RESULTS_NAME=vm-test-releases-smoke vm/run-releases.sh trixie sid; \
 	rc=$$?; echo "vm-test-releases-smoke: stage time $$(( $$(date +%s) - start )) s"; exit $$rc
 
 # rdma-core 65 (sid) in one VM boot, chrooted into the sid root: its

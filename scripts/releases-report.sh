@@ -44,6 +44,12 @@ mkdir -p "$(dirname "$out")"
     awk -F'\t' -v s="$suite" '$1 == s { c[$4]++ } END { for (k in c) printf "%s %d; ", k, c[k]; print "" }' "$res" |
       sed 's/; $//; s/^/Totals: /'
     awk -F'\t' -v s="$suite" '$1 == s && $3 == "pyverbs" { printf "\npyverbs on %s: %s\n", $2, $6 }' "$res"
+    # the C tests built against the release's headers, per library
+    awk -F'\t' -v s="$suite" '$1 == s && $3 ~ /^c-tests\// {
+        if (!($2 in seen)) { seen[$2] = 1; libs[n++] = $2 } c[$2, $4]++; t[$2] += $5 }
+      END { for (i = 0; i < n; i++) { l = ""
+              for (k in c) { split(k, p, SUBSEP); if (p[1] == libs[i]) l = l (l ? ", " : "") c[k] " " p[2] }
+              printf "\nC tests on %s: %s (%d s)\n", libs[i], l, t[libs[i]] } }' "$res"
     if awk -F'\t' -v s="$suite" '$1 == s && $4 != "pass" { f = 1 } END { exit !f }' "$res"; then
       echo
       echo "Not passed:"

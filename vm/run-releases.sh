@@ -6,7 +6,7 @@
 #   vm/run-releases.sh [SUITE[:LIB,LIB...]...]   (default: trixie)
 #
 # LIBs: own, ours, plugin (the default: all three). RELEASES_ONLY=REGEX runs
-# a subset of the cases; RELEASES_CASE_TIMEOUT (per process, 90 s) and
+# a subset of the cases (RELEASES_ONLY_trixie, _sid: of one release's); RELEASES_CASE_TIMEOUT (per process, 90 s) and
 # RELEASES_PYVERBS_TIMEOUT (one pyverbs run, 1500 s) bound the runs.
 #
 # The roots come from scripts/release-root.sh (built once, cached outside the
@@ -22,11 +22,15 @@ VM_TIMEOUT=${VM_TIMEOUT:-5400}
 t_start=$(date +%s)
 roots=${RELEASE_ROOTS:-/var/cache/libibverbs-rs/roots}
 for s in "$@"; do "$REPO/scripts/release-root.sh" "${s%%:*}" >/dev/null; done
+# the C tests, against each release's headers (a subset under RELEASES_ONLY)
+t_build=$(date +%s)
+for s in "$@"; do "$REPO/tests/releases/ctests-build.sh" "${s%%:*}" || echo "vm-test-releases: ${s%%:*}: a C test does not build (a fail row)"; done
+echo "vm-test-releases: C tests built in $(( $(date +%s) - t_build )) s"
 vm_prepare
 run=$VM_OUT/${VM_RESULTS_NAME:-vm-test-releases}
 rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
 {
-  for v in RELEASES_ONLY RELEASES_CASE_TIMEOUT RELEASES_PYVERBS_TIMEOUT; do
+  for v in RELEASES_ONLY RELEASES_ONLY_trixie RELEASES_ONLY_sid RELEASES_CASE_TIMEOUT RELEASES_PYVERBS_TIMEOUT; do
     [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
   done
   printf 'exec bash %q %q %q' "$REPO/vm/guest/releases.sh" "$run" "$roots"

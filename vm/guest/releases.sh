@@ -27,7 +27,8 @@
 # A library that passes where own failed is "pass" with the note "own fails".
 #
 #   releases.sh OUTDIR ROOTS_DIR SUITE[:LIB,LIB...]...
-#     (RELEASES_ONLY=REGEX: cases; default libraries: own,ours,plugin)
+#     (RELEASES_ONLY=REGEX: cases, RELEASES_ONLY_SUITE for one suite;
+#     default libraries: own,ours,plugin)
 set -u
 OUT=$1 ROOTS=$2; shift 2
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,6 +76,11 @@ run() {
     ours) env+=(LD_LIBRARY_PATH=/mnt/ours IBV_PROVIDERS=auto) ;;
     plugin) env+=(LD_LIBRARY_PATH=/mnt/ours IBV_PROVIDERS=plugin) ;;
   esac
+  # the C tests check which library serves them (c-tests/common.h)
+  if [ "${CTEST:-0}" = 1 ]; then
+    if [ "$lib" = own ]; then env+=(CTEST_EXPECT_LIB=/usr/lib/x86_64-linux-gnu/libibverbs.so.1 CTEST_IMPL=system)
+    else env+=(CTEST_EXPECT_LIB=$OURS CTEST_IMPL=ours); fi
+  fi
   timeout -k 5 "${TT:-$T}" chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     "${env[@]}" "$@" >"$d/$tag.out" 2>"$d/$tag.err" </dev/null
   echo $? >"$d/$tag.rc"
@@ -117,6 +123,7 @@ proof() {
   [ "$lib" != plugin ] || [ $plug -gt 0 ] || { echo "the release's rxe plugin was not loaded"; return 1; }
 }
 
+untagged() { grep -v '^\[\(ours\|system\)\]' "$1" || true; }
 why() { { grep -m1 -iE 'error|not found|cannot|couldn|failed|fatal|unable' "$1" || grep -m1 -v '^\s*$' "$1"; } 2>/dev/null | tr '\t' ' ' | cut -c1-160; }
 want() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 
@@ -139,13 +146,14 @@ judge() {
   elif [ "${OWN_OK[$key]}" = 1 ]; then
     if [ -z "$detail" ]; then record "$suite" "$lib" "$name" pass "$t0" "${NOTE:-}"
     else record "$suite" "$lib" "$name" fail "$t0" "own passes: $detail"; fi
-  elif [ -z "$detail" ]; then record "$suite" "$lib" "$name" pass "$t0" "own fails"
+  elif [ -z "$detail" ]; then record "$suite" "$lib" "$name" pass "$t0" "own fails${NOTE:+; $NOTE}"
   elif [ "$st" = "${OWN_STATUS[$key]}" ] && [ "${SAME_OUT:-1}" = 1 ]; then record "$suite" "$lib" "$name" same "$t0" "as own: $detail"
   else record "$suite" "$lib" "$name" differs "$t0" "own: ${OWN_STATUS[$key]}, here: $st: $detail"; fi
 }
 
 # single SUITE NAME CMD...: passes on exit 0 (and the proof). CMP=1: ours and
-# plugin must also print byte for byte what own printed and exit as it did.
+# plugin must also print byte for byte what own printed and exit as it did;
+# with CTEST=1 (a C test) the lines tagged [ours]/[system] are left out.
 single() {
   local suite=$1 name=$2 lib d t0 r detail NOTE SAME_OUT; shift 2
   want "$name" || return 0
@@ -156,8 +164,24 @@ single() {
     local ref=$OUT/$suite/own/$name
     if [ "${CMP:-0}" = 1 ] && [ "$lib" != own ]; then
       NOTE="identical to own"
-      cmp -s "$ref/main.out" "$d/main.out" ||
-        { SAME_OUT=0; detail="stdout differs from own's: $(diff "$ref/main.out" "$d/main.out" | grep -m1 '^[<>]' | cut -c1-120)"; }
+      local a=$ref/main.out b=$d/main.out
+      if [ "${CTEST:-0}" = 1 ]; then
+        untagged "$a" >"$d/ref.cmp"; untagged "$b" >"$d/out.cmp"; a=$d/ref.cmp b=$d/out.cmp
+        NOTE="untagged output as own's, $(wc -l <"$a") lines"
+        # own failed and this run passed its own checks: if own was killed
+        # part way (a crash, the timeout), the lines it printed before must
+        # be this run's first; if it failed a check (rdma-core 44's answer
+        # where the release answers otherwise), its output is no reference
+        local orc; orc=$(cat "$ref/main.rc" 2>/dev/null)
+        if [ "$r" = 0 ] && [ "${orc:-0}" -ge 124 ]; then
+          head -n "$(wc -l <"$a")" "$b" >"$d/out.head"; b=$d/out.head
+          NOTE="own's $(wc -l <"$a") lines before its exit $orc agree"
+        elif [ "$r" = 0 ] && [ "${orc:-0}" != 0 ]; then
+          b=$a NOTE="own's output (exit $orc) not compared"
+        fi
+      fi
+      cmp -s "$a" "$b" ||
+        { SAME_OUT=0; detail="stdout differs from own's: $(diff "$a" "$b" | grep -m1 '^[<>]' | cut -c1-120)"; }
     fi
     if [ "$r" != 0 ]; then detail="exit $r: $(why "$d/main.err")${detail:+; $detail}"
     elif [ -z "$detail" ] && ! detail=$(proof "$suite" "$lib" "$d" main); then :
@@ -226,6 +250,34 @@ asyncwatch() {
     fi
     judge "$suite" "$lib" ibv_asyncwatch "$t0" "events" "$detail"
     sleep 1   # rxe1 back up before the next run
+  done
+}
+
+# ctests SUITE [removal]: the project's C tests built against the release's
+# headers and with its compiler (tests/releases/ctests-build.sh, on the host),
+# each on own, ours and plugin: ours and plugin must exit as own did and print
+# own's untagged lines. A test own fails is own-fail (it checks the behaviour
+# of rdma-core 44 and ours; a later release may differ); ours must then fail
+# alike. "removal" runs c-tests/removal alone (it deletes and re-adds rxe0),
+# the others skip it.
+ctests() {
+  local suite=$1 src=$REPO/build/releases/c-tests/$1 root=$ROOTS/$1 t n st why
+  [ -d "$src" ] || { want c-tests/ && record "$suite" - c-tests fail "$(now)" "not built: tests/releases/ctests-build.sh $suite"; return 0; }
+  if [ "${2:-}" != removal ]; then
+    rm -rf "$root/mnt/ctests"; cp -r "$src" "$root/mnt/ctests"
+    while IFS=$'\t' read -r n st why; do
+      [ -n "$n" ] && want "$n" && record "$suite" - "$n" "$st" "$(now)" "$why"
+    done <"$src/BUILD.tsv"
+  fi
+  for t in "$root"/mnt/ctests/*  "$root"/mnt/ctests/v64/*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    n=${t#"$root"/mnt/ctests/}
+    [ "$n" = removal ] && [ "${2:-}" != removal ] && continue
+    [ "$n" != removal ] && [ "${2:-}" = removal ] && continue
+    # removal re-adds the devices and mt_post_poll runs to its own 120 s
+    # deadline: three times the per-process limit
+    TT=$(case $n in removal|mt_post_poll) echo $((T * 3)) ;; *) echo "$T" ;; esac) \
+      CTEST=1 CMP=1 OWN_MAY_FAIL=1 single "$suite" "c-tests/$n" "/mnt/ctests/$n"
   done
 }
 
@@ -309,9 +361,12 @@ cases() {
   pair "$s" rstream cm "rstream -b $SRV -p @PORT@ -S 4096 -C 20 -T v" "rstream -s $SRV -p @PORT@ -S 4096 -C 20 -T v"
   pair "$s" riostream cm "riostream -b $SRV -p @PORT@ -S 4096 -C 20 -T v" "riostream -s $SRV -p @PORT@ -S 4096 -C 20 -T v"
   pair "$s" mckey comm:mckey "mckey -m 239.1.1.1 -b $SRV -C 5" "mckey -m 239.1.1.1 -s -b $SRV -C 5"
+  # --- the project's C tests, built against the release's headers
+  ctests "$s"
   # --- the release's own pyverbs tests
   pyverbs "$s"
-  # --- changes veth1 for everyone: last
+  # --- change the devices for everyone: last
+  ctests "$s" removal
   asyncwatch "$s"
 }
 
@@ -320,6 +375,8 @@ for arg in "$@"; do
   LIBS="own ours plugin"
   [[ $arg == *:* ]] && LIBS=${arg#*:} && LIBS=${LIBS//,/ }
   root=$ROOTS/$suite
+  v=RELEASES_ONLY_$suite ONLY=${RELEASES_ONLY:-}
+  [ -z "${!v:-}" ] || ONLY=${!v}
   if [ ! -f "$root/.release-root" ]; then
     printf '%s\t-\tsetup\tfail\t0\tno release root at %s\n' "$suite" "$root" >>"$RES"; continue
   fi
@@ -340,6 +397,7 @@ done
 pass=$(awk -F'\t' '$4 == "pass"' "$RES" | wc -l)
 same=$(awk -F'\t' '$4 == "same" || $4 == "own-fail"' "$RES" | wc -l)
 xfail=$(awk -F'\t' '$4 == "xfail"' "$RES" | wc -l)
+na=$(awk -F'\t' '$4 == "n/a"' "$RES" | wc -l)
 fail=$(awk -F'\t' '$4 == "fail" || $4 == "differs" || $4 == "xpass"' "$RES" | wc -l)
-echo "releases: $pass passed, $same failed on own and the same way on ours (own-fail, same), $xfail expected failures (xfail), $fail failed"
+echo "releases: $pass passed, $same failed on own and the same way on ours (own-fail, same), $xfail expected failures (xfail), $na not built (n/a), $fail failed"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]
