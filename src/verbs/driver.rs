@@ -10,7 +10,8 @@ use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::{
-    self, counters, cq, device, dm, flow, flow_action, mr, post, qp_ex, wq, xrc,
+    ah, counters, cq, device, dm, flow, flow_action, mcast, mr, mw, pd, post, qp, qp_ex, srq, wq,
+    xrc,
 };
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -182,23 +183,23 @@ macro_rules! cmd_api {
     };
 }
 
-cmd_api!(ibv_cmd_get_context => cmd::get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_pd => cmd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_dealloc_pd => cmd::dealloc_pd(pd: *mut ibv_pd));
-cmd_api!(ibv_cmd_dereg_mr => cmd::dereg_mr(vmr: *mut verbs_mr));
-cmd_api!(ibv_cmd_dealloc_mw => cmd::dealloc_mw(mw: *mut ibv_mw));
+cmd_api!(ibv_cmd_get_context => device::get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_pd => pd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_dealloc_pd => pd::dealloc_pd(pd: *mut ibv_pd));
+cmd_api!(ibv_cmd_dereg_mr => mr::dereg_mr(vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_dealloc_mw => mw::dealloc_mw(mw: *mut ibv_mw));
 cmd_api!(ibv_cmd_destroy_cq => cq::destroy_cq(cq: *mut ibv_cq));
 cmd_api!(ibv_cmd_resize_cq => cq::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_req_notify_cq => cq::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
-cmd_api!(ibv_cmd_destroy_qp => cmd::destroy_qp(qp: *mut ibv_qp));
-cmd_api!(ibv_cmd_create_srq => cmd::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_srq => cmd::destroy_srq(srq: *mut ibv_srq));
-cmd_api!(ibv_cmd_create_ah => cmd::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_ah => cmd::destroy_ah(ah: *mut ibv_ah));
-cmd_api!(ibv_cmd_create_qp => cmd::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_qp => qp::destroy_qp(qp: *mut ibv_qp));
+cmd_api!(ibv_cmd_create_srq => srq::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_srq => srq::destroy_srq(srq: *mut ibv_srq));
+cmd_api!(ibv_cmd_create_ah => ah::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_ah => ah::destroy_ah(ah: *mut ibv_ah));
+cmd_api!(ibv_cmd_create_qp => qp::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_create_cq_ex => cq::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
 cmd_api!(ibv_cmd_create_cq_ex2 => cq::create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32, driver: *mut ibv_command_buffer));
-cmd_api!(ibv_cmd_create_qp_ex2 => cmd::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_qp_ex2 => qp::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
 cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
@@ -230,7 +231,7 @@ cmd_api!(ibv_cmd_create_rwq_ind_table => wq::create_rwq_ind_table(context: *mut 
 cmd_api!(ibv_cmd_create_flow => flow::create_flow(qp: *mut ibv_qp, flow_id: *mut ibv_flow, flow_attr: *mut ibv_flow_attr, ucmd: *mut c_void, ucmd_size: usize));
 cmd_api!(ibv_cmd_create_flow_action_esp => flow_action::create_flow_action_esp(ctx: *mut ibv_context, attr: *mut ibv_flow_action_esp_attr, flow_action: *mut verbs_flow_action, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_modify_flow_action_esp => flow_action::modify_flow_action_esp(flow_action: *mut verbs_flow_action, attr: *mut ibv_flow_action_esp_attr, driver: *mut ibv_command_buffer));
-cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_mw => mw::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
 
 /// The number of completions, or -1 with errno (as rdma-core 44).
 #[unsafe(no_mangle)]
@@ -251,7 +252,7 @@ pub unsafe extern "C" fn ibv_cmd_query_device_any(
     resp_size: *mut usize,
 ) -> c_int {
     // SAFETY: the plugin's context and buffers.
-    unsafe { cmd::query_device_any(context, attr, attr_size, resp, resp_size) }
+    unsafe { device::query_device_any(context, attr, attr_size, resp, resp_size) }
 }
 
 #[unsafe(no_mangle)]
@@ -264,7 +265,7 @@ pub unsafe extern "C" fn ibv_cmd_query_port(
     cmd_size: usize,
 ) -> c_int {
     // SAFETY: the plugin's context and out struct.
-    unsafe { cmd::query_port(context, port_num, port_attr) }
+    unsafe { device::query_port(context, port_num, port_attr) }
 }
 
 #[unsafe(no_mangle)]
@@ -284,7 +285,7 @@ pub unsafe extern "C" fn ibv_cmd_reg_mr(
 ) -> c_int {
     // SAFETY: the plugin's objects and buffers.
     unsafe {
-        cmd::reg_mr(
+        mr::reg_mr(
             pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size,
         )
     }
@@ -330,7 +331,7 @@ pub unsafe extern "C" fn ibv_cmd_modify_qp(
     cmd_size: usize,
 ) -> c_int {
     // SAFETY: the plugin's QP and buffers.
-    unsafe { cmd::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
+    unsafe { qp::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
 }
 
 #[unsafe(no_mangle)]
@@ -344,7 +345,7 @@ pub unsafe extern "C" fn ibv_cmd_query_qp(
     cmd_size: usize,
 ) -> c_int {
     // SAFETY: the plugin's QP and the caller's out structs.
-    unsafe { cmd::query_qp(qp, attr, attr_mask, init_attr) }
+    unsafe { qp::query_qp(qp, attr, attr_mask, init_attr) }
 }
 
 #[unsafe(no_mangle)]
@@ -357,7 +358,7 @@ pub unsafe extern "C" fn ibv_cmd_modify_srq(
     cmd_size: usize,
 ) -> c_int {
     // SAFETY: the plugin's SRQ and buffers.
-    unsafe { cmd::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
+    unsafe { srq::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
 }
 
 #[unsafe(no_mangle)]
@@ -369,7 +370,7 @@ pub unsafe extern "C" fn ibv_cmd_query_srq(
     cmd_size: usize,
 ) -> c_int {
     // SAFETY: the plugin's SRQ and the caller's out struct.
-    unsafe { cmd::query_srq(srq, attr) }
+    unsafe { srq::query_srq(srq, attr) }
 }
 
 #[unsafe(no_mangle)]
@@ -380,7 +381,7 @@ pub unsafe extern "C" fn ibv_cmd_attach_mcast(
     lid: u16,
 ) -> c_int {
     // SAFETY: the plugin's QP and the caller's GID.
-    unsafe { cmd::mcast(qp, gid, lid, true) }
+    unsafe { mcast::mcast(qp, gid, lid, true) }
 }
 
 #[unsafe(no_mangle)]
@@ -391,7 +392,7 @@ pub unsafe extern "C" fn ibv_cmd_detach_mcast(
     lid: u16,
 ) -> c_int {
     // SAFETY: the plugin's QP and the caller's GID.
-    unsafe { cmd::mcast(qp, gid, lid, false) }
+    unsafe { mcast::mcast(qp, gid, lid, false) }
 }
 
 /// The attribute count of an ioctl command buffer chain: providers size

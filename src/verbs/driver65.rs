@@ -15,7 +15,7 @@ use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
 use crate::driver_abi::{Pabi, V65};
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::comp_cntr::{Entry, Op};
-use crate::providers::plugin::cmd::{self, comp_cntr, cq, device, dmabuf, dmah, mr, qp_ex, xrc};
+use crate::providers::plugin::cmd::{comp_cntr, cq, device, dmabuf, dmah, mr, qp, qp_ex, xrc};
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
 
@@ -99,7 +99,7 @@ pub unsafe extern "C" fn ibv_cmd_get_context_65(
         return Err(Errno::EOPNOTSUPP);
     }
     // SAFETY: the plugin's context and buffers, per driver.h.
-    unsafe { cmd::get_context(v34_part(vctx), cmd, cmd_size, resp, resp_size) }
+    unsafe { device::get_context(v34_part(vctx), cmd, cmd_size, resp, resp_size) }
 }
 
 /// 65's ibv_cmd_create_cq_ex: with the provider's CQ buffer if `cmd_flags`
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex2_65(
     // SAFETY: the plugin's objects and buffers, per driver.h.
     unsafe {
         on_qp_65(qp, &V65, |q| {
-            cmd::create_qp_ex2(ctx, q, qp_attr, cmd, cmd_size, resp, resp_size)
+            qp::create_qp_ex2(ctx, q, qp_attr, cmd, cmd_size, resp, resp_size)
         })
     }
 }

@@ -1,8 +1,8 @@
-//! The rarer MR commands: ibv_cmd_rereg_mr (write() REREG_MR, as rdma-core
-//! 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
+//! The MR commands: ibv_cmd_reg_mr, ibv_cmd_dereg_mr, ibv_cmd_rereg_mr
+//! (write() REREG_MR, as rdma-core 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
 //! ibv_cmd_reg_dmabuf_mr.
 
-use super::{Bufs, put_resp};
+use super::{Bufs, drv, put_resp};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -11,6 +11,56 @@ use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 use crate::uverbs::mr::{RegMr, ReregMr, ReregMrResp};
 use std::ffi::{c_int, c_void};
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn reg_mr(
+    pd: *mut ibv_pd,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    vmr: *mut verbs_mr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> Result<()> {
+    // SAFETY: a PD of the plugin.
+    let (ctx, pdh) = unsafe { ((*pd).context, (*pd).handle) };
+    let req = RegMr {
+        start: addr as u64,
+        length: length as u64,
+        hca_va,
+        pd_handle: pdh,
+        access_flags: access as u32,
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::mr::RegMrResp>();
+    // SAFETY: the plugin's buffers of the given sizes.
+    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<RegMr>(), resp, resp_size, core) };
+    let r = with_uverbs(ctx, |u| u.reg_mr(&req, di, dout))?;
+    // SAFETY: the plugin's new MR and response buffer.
+    unsafe {
+        let m = &mut (*vmr).ibv_mr;
+        m.handle = r.mr_handle;
+        m.lkey = r.lkey;
+        m.rkey = r.rkey;
+        m.context = ctx;
+        (*vmr).mr_type = IBV_MR_TYPE_MR;
+        (*vmr).access = access;
+        put_resp(resp, resp_size, &r);
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn dereg_mr(vmr: *mut verbs_mr) -> Result<()> {
+    // SAFETY: an MR of the plugin.
+    let (ctx, h, t) = unsafe { ((*vmr).ibv_mr.context, (*vmr).ibv_mr.handle, (*vmr).mr_type) };
+    if t == IBV_MR_TYPE_NULL_MR {
+        return Ok(());
+    }
+    with_uverbs(ctx, |u| u.dereg_mr(h))
+}
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn rereg_mr(
@@ -307,7 +357,7 @@ pub(crate) unsafe fn reg_mr_ex(
             let mut resp = [0u8; 16];
             // SAFETY: our buffers of the given sizes; the checked PD and MR.
             return unsafe {
-                super::reg_mr(
+                reg_mr(
                     pd,
                     a.addr,
                     args.length as usize,

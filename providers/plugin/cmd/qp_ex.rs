@@ -2,7 +2,8 @@
 //! attribute set, XRC included) and ibv_cmd_modify_qp_ex (the extended
 //! MODIFY_QP command, which carries the rate limit).
 
-use super::{Bufs, EX_HDR, HDR, init_of, init_qp, parts, put_resp, qp_req, set_caps};
+use super::qp::{init_of, init_qp, qp_req, set_caps};
+use super::{Bufs, EX_HDR, HDR, parts, put_resp};
 use crate::abi::*;
 use crate::context::generic;
 use crate::driver_abi::v34::*;
