@@ -5,8 +5,11 @@
 //! a command header, then its driver data; we send the core fields we fill
 //! and its driver data as is, and hand back the kernel's response the same way.
 //!
-//! Safety, for every `unsafe fn` here: the pointers are the calling plugin's
-//! live objects and buffers of the sizes it gives, as driver.h requires.
+//! The exported functions (`crate::verbs::driver`, `driver65`) convert each
+//! C argument once ([`Arg`]): buffer pairs into [`Bufs`], objects into
+//! [`Live`] handles or references, NULL into EINVAL. Safety, for every
+//! `unsafe fn` left here: the pointers are the calling plugin's live
+//! objects and buffers of the sizes it gives, as driver.h requires.
 #![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
@@ -45,102 +48,85 @@ pub(crate) use crate::uverbs::disassoc::destroy_result;
 /// The 8-byte `ib_uverbs_cmd_hdr` before a legacy command's core struct.
 const HDR: usize = 8;
 
-/// The driver data of a plugin's command: after the header and core struct.
-///
-/// # Safety
-/// `cmd` is NULL or holds `size` readable bytes.
-unsafe fn drv_in<'a>(cmd: *const c_void, size: usize, core: usize) -> &'a [u8] {
-    let skip = HDR + core;
-    if cmd.is_null() || size <= skip {
-        return &[];
-    }
-    // SAFETY: per the contract.
-    unsafe { std::slice::from_raw_parts(cmd.cast::<u8>().add(skip), size - skip) }
+/// A plugin's command and response buffers, as driver.h passes them to
+/// every `ibv_cmd_*` with driver data (a pointer and a size each),
+/// converted once at the exported function. NULL is empty.
+pub(crate) struct Bufs<'a> {
+    cmd: &'a [u8],
+    resp: &'a mut [u8],
 }
 
-/// The driver part of a plugin's response buffer: after the core response.
-///
-/// # Safety
-/// `resp` is NULL or holds `size` writable bytes.
-unsafe fn drv_out<'a>(resp: *mut c_void, size: usize, core: usize) -> &'a mut [u8] {
-    if resp.is_null() || size <= core {
-        return &mut [];
-    }
-    // SAFETY: per the contract.
-    unsafe { std::slice::from_raw_parts_mut(resp.cast::<u8>().add(core), size - core) }
-}
-
-/// Both driver parts: of the command after its `core_in` bytes of core
-/// struct, of the response after its `core_out` bytes.
-///
-/// # Safety
-/// As [`drv_in`] and [`drv_out`].
-unsafe fn drv<'a>(
-    cmd: *const c_void,
-    cmd_size: usize,
-    core_in: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-    core_out: usize,
-) -> (&'a [u8], &'a mut [u8]) {
-    // SAFETY: per the contract.
-    unsafe {
-        (
-            drv_in(cmd, cmd_size, core_in),
-            drv_out(resp, resp_size, core_out),
-        )
-    }
-}
-
-/// A plugin's command and response buffers with their sizes, as driver.h
-/// passes them to every `ibv_cmd_*` with driver data.
-#[derive(Clone, Copy)]
-struct Bufs {
-    cmd: *const c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-}
-
-impl Bufs {
-    fn new(cmd: *const c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize) -> Bufs {
+impl<'a> Bufs<'a> {
+    /// # Safety
+    /// `cmd` is NULL or holds `cmd_size` readable bytes, `resp` NULL or
+    /// `resp_size` writable ones, apart, for `'a`.
+    pub(crate) unsafe fn new(
+        cmd: *const c_void,
+        cmd_size: usize,
+        resp: *mut c_void,
+        resp_size: usize,
+    ) -> Bufs<'a> {
         Bufs {
-            cmd,
-            cmd_size,
-            resp,
-            resp_size,
+            cmd: match cmd.is_null() {
+                true => &[],
+                // SAFETY: per the contract.
+                false => unsafe { std::slice::from_raw_parts(cmd.cast(), cmd_size) },
+            },
+            resp: match resp.is_null() {
+                true => &mut [],
+                // SAFETY: per the contract.
+                false => unsafe { std::slice::from_raw_parts_mut(resp.cast(), resp_size) },
+            },
         }
     }
 
-    /// Both driver parts: of the command after `core_in` bytes of core
-    /// request (and the 8-byte header), of the response after `core_out`.
+    /// Buffers of our own (a command we build for a fallback).
+    pub(crate) fn of(cmd: &'a [u8], resp: &'a mut [u8]) -> Bufs<'a> {
+        Bufs { cmd, resp }
+    }
+
+    /// The command alone (ibv_cmd_modify_* take no response).
     ///
     /// # Safety
-    /// As [`drv`].
-    unsafe fn split<'a>(self, core_in: usize, core_out: usize) -> (&'a [u8], &'a mut [u8]) {
+    /// As [`Bufs::new`].
+    pub(crate) unsafe fn cmd(cmd: *const c_void, cmd_size: usize) -> Bufs<'a> {
         // SAFETY: per the contract.
-        unsafe {
-            drv(
-                self.cmd,
-                self.cmd_size,
-                core_in,
-                self.resp,
-                self.resp_size,
-                core_out,
-            )
-        }
+        unsafe { Bufs::new(cmd, cmd_size, std::ptr::null_mut(), 0) }
     }
-}
 
-/// Writes the core response into the front of the plugin's buffer.
-///
-/// # Safety
-/// `resp` is NULL or holds `size` writable bytes.
-unsafe fn put_resp<T: Pod>(resp: *mut c_void, size: usize, v: &T) {
-    let b = v.as_bytes();
-    if !resp.is_null() {
-        // SAFETY: per the contract; at most `size` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), resp.cast::<u8>(), b.len().min(size)) };
+    /// The response alone (ibv_cmd_create_ah and others take no command).
+    ///
+    /// # Safety
+    /// As [`Bufs::new`].
+    pub(crate) unsafe fn resp(resp: *mut c_void, resp_size: usize) -> Bufs<'a> {
+        // SAFETY: per the contract.
+        unsafe { Bufs::new(std::ptr::null(), 0, resp, resp_size) }
+    }
+
+    /// The command's size as the plugin gave it (0 for NULL).
+    pub(crate) fn cmd_len(&self) -> usize {
+        self.cmd.len()
+    }
+
+    /// The command's driver data: after the 8-byte header and `core_in`
+    /// bytes of core request.
+    pub(crate) fn drv_in(&self, core_in: usize) -> &[u8] {
+        self.cmd.get(HDR + core_in..).unwrap_or(&[])
+    }
+
+    /// Both driver parts: of the command as [`Bufs::drv_in`], of the
+    /// response after `core_out` bytes of core response.
+    pub(crate) fn split(&mut self, core_in: usize, core_out: usize) -> (&[u8], &mut [u8]) {
+        let out = self.resp.get_mut(core_out..).unwrap_or(&mut []);
+        (self.cmd.get(HDR + core_in..).unwrap_or(&[]), out)
+    }
+
+    /// Writes the core response into the front of the response buffer
+    /// (as much of it as fits).
+    pub(crate) fn put<T: Pod>(&mut self, v: &T) {
+        let b = v.as_bytes();
+        let n = b.len().min(self.resp.len());
+        self.resp[..n].copy_from_slice(&b[..n]);
     }
 }
 
@@ -154,7 +140,7 @@ fn async_fd_of(frame: super::call::Frame, ctx: *const ibv_context) -> Option<c_i
 }
 
 /// A plugin object whose C struct starts with its context and handle.
-trait Handled {
+pub(crate) trait Handled {
     /// # Safety
     /// `p` is a live object of the plugin.
     unsafe fn ctx_handle(p: *const Self) -> (*mut ibv_context, u32);
@@ -172,36 +158,100 @@ macro_rules! handled {
 }
 handled!(ibv_pd, ibv_mw, ibv_cq, ibv_qp, ibv_srq, ibv_ah);
 
-/// A plugin object's context and handle, and the caller's attributes.
-///
-/// # Safety
-/// `p` is a live object of the plugin; `attr` is NULL or the caller's struct.
-unsafe fn parts<'a, T: Handled, A>(
-    p: *mut T,
-    attr: *mut A,
-) -> Result<(*mut ibv_context, u32, &'a mut A)> {
-    // SAFETY: per the contract.
-    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
-    // SAFETY: as above.
-    let (ctx, h) = unsafe { T::ctx_handle(p) };
-    Ok((ctx, h, a))
+/// An existing plugin object an `ibv_cmd_*` names: checked not NULL at the
+/// exported function, live for the call (driver.h's contract). Its fields
+/// are read through the pointer, never borrowed: the plugin and other
+/// threads share the object (its mutex, its state) meanwhile.
+pub(crate) struct Live<'a, T>(std::ptr::NonNull<T>, std::marker::PhantomData<&'a T>);
+
+impl<T> Clone for Live<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Live<'_, T> {}
+
+impl<T> Live<'_, T> {
+    /// The object's address, as the plugin knows it.
+    pub(crate) fn ptr(self) -> *mut T {
+        self.0.as_ptr()
+    }
+}
+
+impl<T: Handled> Live<'_, T> {
+    /// The object's context and kernel handle.
+    pub(crate) fn parts(self) -> (*mut ibv_context, u32) {
+        // SAFETY: a live object of the plugin (see the type).
+        unsafe { T::ctx_handle(self.0.as_ptr()) }
+    }
+}
+
+/// One argument of an exported `ibv_cmd_*`, converted from the C type the
+/// plugin passes: object and attribute pointers become [`Live`] objects or
+/// references (NULL is EINVAL, where rdma-core would crash), optional ones
+/// `Option`s; plain values pass as they are.
+pub(crate) trait Arg<C>: Sized {
+    /// # Safety
+    /// `c` is what driver.h says the plugin passes: NULL or a live object
+    /// or struct of the plugin or its caller, ours alone for a `&mut`.
+    unsafe fn from_c(c: C) -> Result<Self>;
+}
+
+impl<T> Arg<T> for T {
+    unsafe fn from_c(c: T) -> Result<T> {
+        Ok(c)
+    }
+}
+
+impl<'a, T> Arg<*mut T> for Live<'a, T> {
+    unsafe fn from_c(p: *mut T) -> Result<Self> {
+        let p = std::ptr::NonNull::new(p).ok_or(Errno::EINVAL)?;
+        Ok(Live(p, std::marker::PhantomData))
+    }
+}
+
+impl<T> Arg<*mut T> for &mut T {
+    unsafe fn from_c(p: *mut T) -> Result<Self> {
+        // SAFETY: per the trait's contract.
+        unsafe { p.as_mut() }.ok_or(Errno::EINVAL)
+    }
+}
+
+impl<T> Arg<*const T> for &T {
+    unsafe fn from_c(p: *const T) -> Result<Self> {
+        // SAFETY: per the trait's contract.
+        unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
+    }
+}
+
+impl<T> Arg<*mut T> for &T {
+    unsafe fn from_c(p: *mut T) -> Result<Self> {
+        // SAFETY: per the trait's contract.
+        unsafe { p.as_ref() }.ok_or(Errno::EINVAL)
+    }
+}
+
+impl<T> Arg<*mut T> for Option<&T> {
+    unsafe fn from_c(p: *mut T) -> Result<Self> {
+        // SAFETY: per the trait's contract.
+        Ok(unsafe { p.as_ref() })
+    }
+}
+
+impl<'a, T> Arg<*mut T> for Option<Live<'a, T>> {
+    unsafe fn from_c(p: *mut T) -> Result<Self> {
+        Ok(std::ptr::NonNull::new(p).map(|p| Live(p, std::marker::PhantomData)))
+    }
 }
 
 /// Runs `f` on the kernel handle of a plugin object, with its context's
 /// uverbs file.
-///
-/// # Safety
-/// `p` is NULL or a live object of the plugin.
-unsafe fn on<T: Handled, R>(
+fn on<T: Handled, R>(
     frame: super::call::Frame,
-    p: *mut T,
+    p: Live<'_, T>,
     f: impl FnOnce(&crate::uverbs::Uverbs, u32) -> Result<R>,
 ) -> Result<R> {
-    if p.is_null() {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: per the contract.
-    let (ctx, h) = unsafe { T::ctx_handle(p) };
+    let (ctx, h) = p.parts();
     with_uverbs_in(frame, ctx, |u| f(u, h))
 }
 

@@ -1,21 +1,18 @@
 //! The AH commands: ibv_cmd_create_ah, ibv_cmd_destroy_ah.
 
-use super::{drv_out, on, parts, put_resp};
+use super::{Bufs, Live, on};
 use crate::abi::*;
 use crate::context::generic;
 use crate::entry::Result;
 use crate::providers::plugin::context::with_uverbs;
-use std::ffi::c_void;
 
-pub(crate) unsafe fn create_ah(
-    pd: *mut ibv_pd,
-    ah: *mut ibv_ah,
-    attr: *mut ibv_ah_attr,
-    resp: *mut c_void,
-    resp_size: usize,
+pub(crate) fn create_ah(
+    pd: Live<ibv_pd>,
+    ah: &mut ibv_ah,
+    a: &mut ibv_ah_attr,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
+    let (ctx, pdh) = pd.parts();
     let d = generic::qp_attr::dest(a);
     let k = crate::uverbs::qp::AhAttr {
         grh: crate::uverbs::qp::GlobalRoute {
@@ -35,28 +32,21 @@ pub(crate) unsafe fn create_ah(
         reserved: 0,
     };
     let req = crate::uverbs::ah::CreateAh {
-        user_handle: ah as u64,
+        user_handle: std::ptr::from_mut(ah) as u64,
         pd_handle: pdh,
         attr: k,
         ..Default::default()
     };
-    // SAFETY: the plugin's response buffer.
-    let dout = unsafe { drv_out(resp, resp_size, 4) };
+    let (_, dout) = b.split(0, 4);
     let h = with_uverbs(ctx, |u| u.create_ah(&req, &[], dout))?;
-    // SAFETY: the plugin's new AH and response buffer.
-    unsafe {
-        (*ah).handle = h;
-        (*ah).context = ctx;
-        put_resp(resp, resp_size, &h);
-    }
+    ah.handle = h;
+    ah.context = ctx;
+    b.put(&h);
     Ok(())
 }
 
-pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> Result<()> {
-    // SAFETY: an object of the plugin.
-    unsafe {
-        on(crate::providers::plugin::call::current(), ah, |u, h| {
-            u.destroy_ah(h)
-        })
-    }
+pub(crate) fn destroy_ah(ah: Live<ibv_ah>) -> Result<()> {
+    on(crate::providers::plugin::call::current(), ah, |u, h| {
+        u.destroy_ah(h)
+    })
 }

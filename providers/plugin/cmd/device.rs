@@ -3,9 +3,10 @@
 //! (the QUERY_CONTEXT ioctl method, with the plugin's driver attributes
 //! linked in).
 
-use super::{drv, put_resp};
+use super::Bufs;
 use crate::abi::*;
 use crate::context::{Context, generic};
+use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::{set_async_fd, with_context, with_uverbs};
@@ -13,26 +14,20 @@ use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 use std::ffi::c_void;
 
-pub(crate) unsafe fn get_context(
-    vctx: *mut crate::driver_abi::v34::verbs_context,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    // SAFETY: a hosted context being set up.
-    let ctx = unsafe { &raw mut (*vctx).context };
+/// `vctx` is a key into the hosted contexts (NULL or not ours is EINVAL).
+pub(crate) fn get_context(vctx: *mut VerbsContext44, mut b: Bufs) -> Result<()> {
+    // The ibv_context inside the plugin's verbs_context.
+    let ctx = vctx.wrapping_byte_add(std::mem::offset_of!(VerbsContext44, context));
+    let ctx = ctx.cast::<ibv_context>();
     let core = size_of::<crate::uverbs::device::GetContextResp>();
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, 8, resp, resp_size, core) };
+    let (di, dout) = b.split(8, core);
     let info = with_uverbs(ctx, |u| u.get_context(di, dout))?;
     let r = crate::uverbs::device::GetContextResp {
         async_fd: std::os::fd::AsRawFd::as_raw_fd(&info.async_fd) as u32,
         num_comp_vectors: info.num_comp_vectors,
     };
-    // SAFETY: as above.
-    unsafe { put_resp(resp, resp_size, &r) };
-    // SAFETY: the hosted context being set up.
+    b.put(&r);
+    // SAFETY: the hosted context being set up (found by with_uverbs).
     unsafe { set_async_fd(ctx, info.async_fd, info.num_comp_vectors) }
 }
 
@@ -117,13 +112,12 @@ unsafe fn query_device_into(
     Ok(())
 }
 
-pub(crate) unsafe fn query_port(
+pub(crate) fn query_port(
     ctx: *mut ibv_context,
     port: u8,
-    attr: *mut ibv_port_attr,
+    a: &mut ibv_port_attr,
+    _: Bufs,
 ) -> Result<()> {
-    // SAFETY: the plugin's out struct.
-    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     with_context(ctx, |c| generic::port::query_port(c, port, a))
 }
 

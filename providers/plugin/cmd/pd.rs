@@ -1,36 +1,20 @@
 //! The PD commands: ibv_cmd_alloc_pd, ibv_cmd_dealloc_pd.
 
-use super::{drv, on, put_resp};
+use super::{Bufs, Live, on};
 use crate::abi::*;
 use crate::entry::Result;
+use crate::providers::plugin::call::current;
 use crate::providers::plugin::context::with_uverbs;
-use std::ffi::c_void;
 
-pub(crate) unsafe fn alloc_pd(
-    ctx: *mut ibv_context,
-    pd: *mut ibv_pd,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, 8, resp, resp_size, 4) };
+pub(crate) fn alloc_pd(ctx: *mut ibv_context, pd: &mut ibv_pd, mut b: Bufs) -> Result<()> {
+    let (di, dout) = b.split(8, 4);
     let h = with_uverbs(ctx, |u| u.alloc_pd(di, dout))?;
-    // SAFETY: the plugin's new PD; its response buffer.
-    unsafe {
-        (*pd).handle = h;
-        (*pd).context = ctx;
-        put_resp(resp, resp_size, &h);
-    }
+    pd.handle = h;
+    pd.context = ctx;
+    b.put(&h);
     Ok(())
 }
 
-pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> Result<()> {
-    // SAFETY: an object of the plugin.
-    unsafe {
-        on(crate::providers::plugin::call::current(), pd, |u, h| {
-            u.dealloc_pd(h)
-        })
-    }
+pub(crate) fn dealloc_pd(pd: Live<ibv_pd>) -> Result<()> {
+    on(current(), pd, |u, h| u.dealloc_pd(h))
 }

@@ -2,7 +2,7 @@
 //! ibv_cmd_modify_qp, ibv_cmd_query_qp, ibv_cmd_destroy_qp, and the request
 //! building the extended creates share.
 
-use super::{Bufs, EX_HDR, HDR, drv, drv_in, on, parts, put_resp, wait_acked};
+use super::{Bufs, EX_HDR, HDR, Live, on, wait_acked};
 use crate::abi::*;
 use crate::context::{Context, EventCounts, generic};
 use crate::driver_abi::v34::*;
@@ -11,22 +11,17 @@ use crate::object;
 use crate::object::Kind;
 use crate::providers::plugin::context::with_uverbs;
 use crate::uverbs::qp::CreateQp;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 /// The core fields rdma-core sets on a new QP.
-///
-/// # Safety
-/// `qp` is the plugin's new QP.
-pub(super) unsafe fn init_qp(
-    qp: *mut ibv_qp,
+pub(super) fn init_qp(
+    q: &mut ibv_qp,
     ctx: *mut ibv_context,
     a: &ibv_qp_init_attr,
     pd: *mut ibv_pd,
     handle: u32,
     qpn: u32,
 ) {
-    // SAFETY: per the contract.
-    let q = unsafe { &mut *qp };
     q.handle = handle;
     q.qp_num = qpn;
     q.context = ctx;
@@ -38,7 +33,7 @@ pub(super) unsafe fn init_qp(
     q.qp_type = a.qp_type;
     q.state = ibv_qp_state::IBV_QPS_RESET;
     q.events_completed = 0;
-    // SAFETY: the QP's own mutex and condition.
+    // SAFETY: the new QP's own mutex and condition.
     unsafe {
         libc::pthread_mutex_init(&mut q.mutex, std::ptr::null());
         libc::pthread_cond_init(&mut q.cond, std::ptr::null());
@@ -108,79 +103,56 @@ pub(super) fn init_of(a: &ibv_qp_init_attr_ex) -> ibv_qp_init_attr {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) unsafe fn create_qp(
-    pd: *mut ibv_pd,
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_init_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+pub(crate) fn create_qp(
+    pd: Live<ibv_pd>,
+    qp: &mut ibv_qp,
+    a: &mut ibv_qp_init_attr,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
-    let req = qp_req(a, qp as u64, pdh)?;
+    let (ctx, pdh) = pd.parts();
+    let req = qp_req(a, std::ptr::from_mut(qp) as u64, pdh)?;
     let core = size_of::<crate::uverbs::qp::CreateQpResp>();
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<CreateQp>(), resp, resp_size, core) };
+    let (di, dout) = b.split(size_of::<CreateQp>(), core);
     let r = with_uverbs(ctx, |u| u.create_qp(&req, di, dout))?;
     set_caps(&mut a.cap, &r);
-    // SAFETY: the plugin's new QP and response buffer.
-    unsafe {
-        init_qp(qp, ctx, a, pd, r.qp_handle, r.qpn);
-        put_resp(resp, resp_size, &r);
-    }
+    init_qp(qp, ctx, a, pd.ptr(), r.qp_handle, r.qpn);
+    b.put(&r);
     Ok(())
 }
 
 #[inline]
-pub(crate) unsafe fn modify_qp(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
-    mask: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { parts(qp, attr)? };
+pub(crate) fn modify_qp(qp: Live<ibv_qp>, a: &mut ibv_qp_attr, mask: c_int, b: Bufs) -> Result<()> {
+    let (ctx, h) = qp.parts();
     // Built in place (see modify_fill).
     let mut req = crate::uverbs::qp::ModifyQp::default();
     generic::qp_attr::modify_fill(&mut req, h, a, mask)?;
-    // SAFETY: the plugin's buffer.
-    let di = unsafe { drv_in(cmd, cmd_size, size_of_val(&req)) };
+    let di = b.drv_in(size_of_val(&req));
     // The QP's state is the verb's to set (ibv_modify_qp, after the
     // plugin's op), as with rdma-core's ibv_cmd_modify_qp.
     with_uverbs(ctx, |u| u.modify_qp(&req, di))
 }
 
-pub(crate) unsafe fn query_qp(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
+pub(crate) fn query_qp(
+    qp: Live<ibv_qp>,
+    a: &mut ibv_qp_attr,
     mask: c_int,
-    init: *mut ibv_qp_init_attr,
+    i: &mut ibv_qp_init_attr,
+    _: Bufs,
 ) -> Result<()> {
-    // SAFETY: a QP of the plugin; the caller's out structs.
-    let (ctx, h, a, i) = unsafe {
-        (
-            (*qp).context,
-            (*qp).handle,
-            attr.as_mut().ok_or(Errno::EINVAL)?,
-            init.as_mut().ok_or(Errno::EINVAL)?,
-        )
-    };
+    let (ctx, h) = qp.parts();
     let m = generic::qp_attr::legacy_mask(mask)?;
     let r = with_uverbs(ctx, |u| u.query_qp(h, m, &[], &mut []))?;
     let (cap, sig) = generic::qp_attr::query_into(&r, a);
-    // SAFETY: as above.
+    let q = qp.ptr();
+    // SAFETY: a live QP of the plugin; fields it set at creation, read
+    // through its pointer.
     unsafe {
-        let q = &*qp;
-        i.qp_context = q.qp_context;
-        i.send_cq = q.send_cq;
-        i.recv_cq = q.recv_cq;
-        i.srq = q.srq;
-        i.qp_type = q.qp_type;
+        i.qp_context = (*q).qp_context;
+        i.send_cq = (*q).send_cq;
+        i.recv_cq = (*q).recv_cq;
+        i.srq = (*q).srq;
+        i.qp_type = (*q).qp_type;
     }
     i.cap = cap;
     i.sq_sig_all = sig;
@@ -188,26 +160,19 @@ pub(crate) unsafe fn query_qp(
 }
 
 #[inline]
-pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> Result<()> {
+pub(crate) fn destroy_qp(qp: Live<ibv_qp>) -> Result<()> {
     let fr = crate::providers::plugin::call::current();
-    // SAFETY: an object of the plugin.
-    let n = unsafe { on(fr, qp, |u, h| u.destroy_qp(h)) }?;
-    wait_acked(fr, qp, EventCounts { comp: 0, async_: n });
+    let n = on(fr, qp, |u, h| u.destroy_qp(h))?;
+    wait_acked(fr, qp.ptr(), EventCounts { comp: 0, async_: n });
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_qp_ex2(
+pub(crate) fn create_qp_ex2(
     ctx: *mut ibv_context,
-    vqp: *mut verbs_qp,
-    attr: *mut ibv_qp_init_attr_ex,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    vqp: &mut verbs_qp,
+    a: &mut ibv_qp_init_attr_ex,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     let mask = |bit: ibv_qp_init_attr_mask| a.comp_mask & bit.0 != 0;
     if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_XRCD) {
         // XRC QPs are not hosted yet.
@@ -218,9 +183,9 @@ pub(crate) unsafe fn create_qp_ex2(
         return Err(Errno::EINVAL);
     }
     object::get::<ibv_pd, Context>(a.pd)?;
-    // SAFETY: a live PD of the plugin.
+    // SAFETY: a live PD of the plugin (checked just above).
     let pdh = unsafe { (*a.pd).handle };
-    let c = qp_req(&init_of(a), vqp as u64, pdh)?;
+    let c = qp_req(&init_of(a), std::ptr::from_mut(vqp) as u64, pdh)?;
     let req = crate::uverbs::qp::ExCreateQp {
         user_handle: c.user_handle,
         pd_handle: c.pd_handle,
@@ -243,21 +208,16 @@ pub(crate) unsafe fn create_qp_ex2(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::qp::ExCreateQp>() - HDR;
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::qp::ExCreateQpResp>()) };
+    let (di, dout) = b.split(skip, size_of::<crate::uverbs::qp::ExCreateQpResp>());
     let r = with_uverbs(ctx, |u| u.create_qp_ex(&req, di, dout))?.base;
     set_caps(&mut a.cap, &r);
     let init = init_of(a);
-    // SAFETY: the plugin's new QP (a verbs_qp, ibv_qp at its head).
-    unsafe {
-        init_qp(vqp.cast(), ctx, &init, a.pd, r.qp_handle, r.qpn);
-        (*vqp).comp_mask = if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-            1 << 1
-        } else {
-            0
-        };
-        (*vqp).xrcd = std::ptr::null_mut();
-    }
+    init_qp(&mut vqp.qp_ex.qp_base, ctx, &init, a.pd, r.qp_handle, r.qpn);
+    vqp.comp_mask = if mask(ibv_qp_init_attr_mask::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+        1 << 1
+    } else {
+        0
+    };
+    vqp.xrcd = std::ptr::null_mut();
     Ok(())
 }

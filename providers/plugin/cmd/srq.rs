@@ -1,28 +1,23 @@
 //! The basic SRQ commands: ibv_cmd_create_srq, ibv_cmd_modify_srq,
 //! ibv_cmd_query_srq, ibv_cmd_destroy_srq (extended SRQs are in `xrc`).
 
-use super::{drv, drv_in, on, parts, put_resp, wait_acked};
+use super::{Bufs, Live, on, wait_acked};
 use crate::abi::*;
 use crate::context::EventCounts;
 use crate::entry::Result;
 use crate::providers::plugin::context::with_uverbs;
 use crate::uverbs::srq::{CreateSrq, ModifySrq};
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_srq(
-    pd: *mut ibv_pd,
-    srq: *mut ibv_srq,
-    attr: *mut ibv_srq_init_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+pub(crate) fn create_srq(
+    pd: Live<ibv_pd>,
+    s: &mut ibv_srq,
+    a: &mut ibv_srq_init_attr,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, pdh, a) = unsafe { parts(pd, attr)? };
+    let (ctx, pdh) = pd.parts();
     let req = CreateSrq {
-        user_handle: srq as u64,
+        user_handle: std::ptr::from_mut(s) as u64,
         pd_handle: pdh,
         max_wr: a.attr.max_wr,
         max_sge: a.attr.max_sge,
@@ -30,49 +25,43 @@ pub(crate) unsafe fn create_srq(
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::srq::CreateSrqResp>();
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, size_of::<CreateSrq>(), resp, resp_size, core) };
+    let (di, dout) = b.split(size_of::<CreateSrq>(), core);
     let r = with_uverbs(ctx, |u| u.create_srq(&req, di, dout))?;
     a.attr.max_wr = r.max_wr;
     a.attr.max_sge = r.max_sge;
-    // SAFETY: the plugin's new SRQ and response buffer.
+    s.handle = r.srq_handle;
+    s.context = ctx;
+    s.srq_context = a.srq_context;
+    s.pd = pd.ptr();
+    s.events_completed = 0;
+    // SAFETY: the new SRQ's own mutex and condition.
     unsafe {
-        let s = &mut *srq;
-        s.handle = r.srq_handle;
-        s.context = ctx;
-        s.srq_context = a.srq_context;
-        s.pd = pd;
-        s.events_completed = 0;
         libc::pthread_mutex_init(&mut s.mutex, std::ptr::null());
         libc::pthread_cond_init(&mut s.cond, std::ptr::null());
-        put_resp(resp, resp_size, &r);
     }
+    b.put(&r);
     Ok(())
 }
 
-pub(crate) unsafe fn modify_srq(
-    srq: *mut ibv_srq,
-    attr: *mut ibv_srq_attr,
+pub(crate) fn modify_srq(
+    srq: Live<ibv_srq>,
+    a: &mut ibv_srq_attr,
     mask: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
+    b: Bufs,
 ) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { parts(srq, attr)? };
+    let (ctx, h) = srq.parts();
     let req = ModifySrq {
         srq_handle: h,
         attr_mask: mask as u32,
         max_wr: a.max_wr,
         srq_limit: a.srq_limit,
     };
-    // SAFETY: the plugin's buffer.
-    let di = unsafe { drv_in(cmd, cmd_size, size_of::<ModifySrq>()) };
+    let di = b.drv_in(size_of::<ModifySrq>());
     with_uverbs(ctx, |u| u.modify_srq(&req, di))
 }
 
-pub(crate) unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { parts(srq, attr)? };
+pub(crate) fn query_srq(srq: Live<ibv_srq>, a: &mut ibv_srq_attr, _: Bufs) -> Result<()> {
+    let (ctx, h) = srq.parts();
     let r = with_uverbs(ctx, |u| u.query_srq(h, &[], &mut []))?;
     a.max_wr = r.max_wr;
     a.max_sge = r.max_sge;
@@ -80,10 +69,9 @@ pub(crate) unsafe fn query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr) -> Re
     Ok(())
 }
 
-pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> Result<()> {
+pub(crate) fn destroy_srq(srq: Live<ibv_srq>) -> Result<()> {
     let fr = crate::providers::plugin::call::current();
-    // SAFETY: an object of the plugin.
-    let n = unsafe { on(fr, srq, |u, h| u.destroy_srq(h)) }?;
-    wait_acked(fr, srq, EventCounts { comp: 0, async_: n });
+    let n = on(fr, srq, |u, h| u.destroy_srq(h))?;
+    wait_acked(fr, srq.ptr(), EventCounts { comp: 0, async_: n });
     Ok(())
 }
