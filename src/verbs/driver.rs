@@ -10,7 +10,8 @@ use crate::driver_abi::v34::verbs_context as VerbsContext44;
 use crate::driver_abi::v34::*;
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::{
-    self, counters, cq, device, dm, flow, flow_action, mr, post, qp_ex, wq, xrc,
+    Arg, Bufs, ah, counters, cq, device, dm, flow, flow_action, mcast, mr, mw, pd, post, qp, qp_ex,
+    srq, wq, xrc,
 };
 use crate::providers::plugin::{context, ops};
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -170,42 +171,80 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
     Ok(n as c_int)
 }
 
+/// One exported `ibv_cmd_*`: its C arguments are converted here, once,
+/// into what the command takes ([`Arg`]: objects and structs checked not
+/// NULL, plain values as they are); `; bufs`, `; cmd`, `; resp` stand for
+/// driver.h's buffer pointer and size pairs at that place, as [`Bufs`].
 macro_rules! cmd_api {
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; bufs $(, $tail:ident: $tt:ty)*)) => {
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name(
+            $($arg: $t,)* cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize
+            $(, $tail: $tt)*
+        ) -> c_int {
+            // SAFETY: the plugin's objects and buffers, per driver.h.
+            unsafe {
+                $($f)::+(
+                    $(Arg::from_c($arg)?,)*
+                    Bufs::new(cmd, cmd_size, resp, resp_size)
+                    $(, Arg::from_c($tail)?)*
+                )
+            }
+        }
+    };
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; cmd)) => {
+        #[unsafe(no_mangle)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name($($arg: $t,)* cmd: *mut c_void, cmd_size: usize) -> c_int {
+            // SAFETY: the plugin's objects and buffer, per driver.h.
+            unsafe { $($f)::+($(Arg::from_c($arg)?,)* Bufs::cmd(cmd, cmd_size)) }
+        }
+    };
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; resp)) => {
+        #[unsafe(no_mangle)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name($($arg: $t,)* resp: *mut c_void, resp_size: usize) -> c_int {
+            // SAFETY: the plugin's objects and buffer, per driver.h.
+            unsafe { $($f)::+($(Arg::from_c($arg)?,)* Bufs::resp(resp, resp_size)) }
+        }
+    };
     ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         #[entry(errno)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
-            // SAFETY: the plugin's objects and buffers, per driver.h.
-            unsafe { $($f)::+($($arg),*) }
+            // SAFETY: the plugin's objects, per driver.h.
+            unsafe { $($f)::+($(Arg::from_c($arg)?),*) }
         }
     };
 }
 
-cmd_api!(ibv_cmd_get_context => cmd::get_context(context: *mut VerbsContext44, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_alloc_pd => cmd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_dealloc_pd => cmd::dealloc_pd(pd: *mut ibv_pd));
-cmd_api!(ibv_cmd_dereg_mr => cmd::dereg_mr(vmr: *mut verbs_mr));
-cmd_api!(ibv_cmd_dealloc_mw => cmd::dealloc_mw(mw: *mut ibv_mw));
+cmd_api!(ibv_cmd_get_context => device::get_context(context: *mut VerbsContext44; bufs));
+cmd_api!(ibv_cmd_alloc_pd => pd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd; bufs));
+cmd_api!(ibv_cmd_dealloc_pd => pd::dealloc_pd(pd: *mut ibv_pd));
+cmd_api!(ibv_cmd_dereg_mr => mr::dereg_mr(vmr: *mut verbs_mr));
+cmd_api!(ibv_cmd_dealloc_mw => mw::dealloc_mw(mw: *mut ibv_mw));
 cmd_api!(ibv_cmd_destroy_cq => cq::destroy_cq(cq: *mut ibv_cq));
-cmd_api!(ibv_cmd_resize_cq => cq::resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_resize_cq => cq::resize_cq(cq: *mut ibv_cq, cqe: c_int; bufs));
 cmd_api!(ibv_cmd_req_notify_cq => cq::req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int));
-cmd_api!(ibv_cmd_destroy_qp => cmd::destroy_qp(qp: *mut ibv_qp));
-cmd_api!(ibv_cmd_create_srq => cmd::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_srq => cmd::destroy_srq(srq: *mut ibv_srq));
-cmd_api!(ibv_cmd_create_ah => cmd::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_destroy_ah => cmd::destroy_ah(ah: *mut ibv_ah));
-cmd_api!(ibv_cmd_create_qp => cmd::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_create_cq_ex => cq::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32));
-cmd_api!(ibv_cmd_create_cq_ex2 => cq::create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize, cmd_flags: u32, driver: *mut ibv_command_buffer));
-cmd_api!(ibv_cmd_create_qp_ex2 => cmd::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_destroy_qp => qp::destroy_qp(qp: *mut ibv_qp));
+cmd_api!(ibv_cmd_create_srq => srq::create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr; bufs));
+cmd_api!(ibv_cmd_destroy_srq => srq::destroy_srq(srq: *mut ibv_srq));
+cmd_api!(ibv_cmd_create_ah => ah::create_ah(pd: *mut ibv_pd, ah: *mut ibv_ah, attr: *mut ibv_ah_attr; resp));
+cmd_api!(ibv_cmd_destroy_ah => ah::destroy_ah(ah: *mut ibv_ah));
+cmd_api!(ibv_cmd_create_qp => qp::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr; bufs));
+cmd_api!(ibv_cmd_create_cq_ex => cq::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq; bufs, cmd_flags: u32));
+cmd_api!(ibv_cmd_create_cq_ex2 => cq::create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut ibv_command_buffer));
+cmd_api!(ibv_cmd_create_qp_ex2 => qp::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex; bufs));
+cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr; bufs));
 cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
-cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_open_qp => xrc::open_qp(context: *mut ibv_context, qp: *mut verbs_qp, vqp_sz: c_int, attr: *mut ibv_qp_open_attr, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_create_qp_ex => qp_ex::create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp, attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd, cmd: *mut c_void, cmd_sz: usize, resp: *mut c_void, resp_sz: usize));
+cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex; bufs));
+cmd_api!(ibv_cmd_open_qp => xrc::open_qp(context: *mut ibv_context, qp: *mut verbs_qp, vqp_sz: c_int, attr: *mut ibv_qp_open_attr; bufs));
+cmd_api!(ibv_cmd_create_qp_ex => qp_ex::create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp, attr_ex: *mut ibv_qp_init_attr_ex; bufs));
+cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int; bufs));
+cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd; bufs));
 cmd_api!(ibv_cmd_query_mr => mr::query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32));
 cmd_api!(ibv_cmd_advise_mr => mr::advise_mr(pd: *mut ibv_pd, advice: u32, flags: u32, sg_list: *mut ibv_sge, num_sge: u32));
 cmd_api!(ibv_cmd_reg_dmabuf_mr => mr::reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int, vmr: *mut verbs_mr, driver: *mut ibv_command_buffer));
@@ -218,19 +257,28 @@ cmd_api!(ibv_cmd_destroy_counters => counters::destroy_counters(vcounters: *mut 
 cmd_api!(ibv_cmd_read_counters => counters::read_counters(vcounters: *mut verbs_counters, counters_value: *mut u64, ncounters: u32, flags: u32, link: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_destroy_flow => flow::destroy_flow(flow_id: *mut ibv_flow));
 cmd_api!(ibv_cmd_destroy_rwq_ind_table => flow::destroy_rwq_ind_table(rwq_ind_table: *mut ibv_rwq_ind_table));
-cmd_api!(ibv_cmd_modify_cq => cq::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr, cmd: *mut c_void, cmd_size: usize));
+cmd_api!(ibv_cmd_modify_cq => cq::modify_cq(cq: *mut ibv_cq, attr: *mut ibv_modify_cq_attr; cmd));
+cmd_api!(ibv_cmd_create_cq => cq::create_cq(context: *mut ibv_context, cqe: c_int, channel: *mut ibv_comp_channel, comp_vector: c_int, cq: *mut ibv_cq; bufs));
 cmd_api!(ibv_cmd_destroy_flow_action => flow::destroy_flow_action(action: *mut verbs_flow_action));
 cmd_api!(ibv_cmd_post_send => post::post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr));
 cmd_api!(ibv_cmd_post_recv => post::post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
 cmd_api!(ibv_cmd_post_srq_recv => post::post_srq_recv(srq: *mut ibv_srq, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr));
-cmd_api!(ibv_cmd_create_wq => wq::create_wq(context: *mut ibv_context, wq_init_attr: *mut ibv_wq_init_attr, wq: *mut ibv_wq, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
-cmd_api!(ibv_cmd_modify_wq => wq::modify_wq(wq: *mut ibv_wq, attr: *mut ibv_wq_attr, cmd: *mut c_void, cmd_size: usize));
+cmd_api!(ibv_cmd_create_wq => wq::create_wq(context: *mut ibv_context, wq_init_attr: *mut ibv_wq_init_attr, wq: *mut ibv_wq; bufs));
+cmd_api!(ibv_cmd_modify_wq => wq::modify_wq(wq: *mut ibv_wq, attr: *mut ibv_wq_attr; cmd));
 cmd_api!(ibv_cmd_destroy_wq => wq::destroy_wq(wq: *mut ibv_wq));
-cmd_api!(ibv_cmd_create_rwq_ind_table => wq::create_rwq_ind_table(context: *mut ibv_context, init_attr: *mut ibv_rwq_ind_table_init_attr, rwq_ind_table: *mut ibv_rwq_ind_table, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_create_rwq_ind_table => wq::create_rwq_ind_table(context: *mut ibv_context, init_attr: *mut ibv_rwq_ind_table_init_attr, rwq_ind_table: *mut ibv_rwq_ind_table; resp));
 cmd_api!(ibv_cmd_create_flow => flow::create_flow(qp: *mut ibv_qp, flow_id: *mut ibv_flow, flow_attr: *mut ibv_flow_attr, ucmd: *mut c_void, ucmd_size: usize));
 cmd_api!(ibv_cmd_create_flow_action_esp => flow_action::create_flow_action_esp(ctx: *mut ibv_context, attr: *mut ibv_flow_action_esp_attr, flow_action: *mut verbs_flow_action, driver: *mut ibv_command_buffer));
 cmd_api!(ibv_cmd_modify_flow_action_esp => flow_action::modify_flow_action_esp(flow_action: *mut verbs_flow_action, attr: *mut ibv_flow_action_esp_attr, driver: *mut ibv_command_buffer));
-cmd_api!(ibv_cmd_alloc_mw => cmd::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw, cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize));
+cmd_api!(ibv_cmd_alloc_mw => mw::alloc_mw(pd: *mut ibv_pd, ty: u32, mw: *mut ibv_mw; bufs));
+cmd_api!(ibv_cmd_reg_mr => mr::reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, vmr: *mut verbs_mr; bufs));
+cmd_api!(ibv_cmd_modify_qp => qp::modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int; cmd));
+cmd_api!(ibv_cmd_query_qp => qp::query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr; cmd));
+cmd_api!(ibv_cmd_modify_srq => srq::modify_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr, attr_mask: c_int; cmd));
+cmd_api!(ibv_cmd_query_srq => srq::query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr; cmd));
+cmd_api!(ibv_cmd_query_port => device::query_port(context: *mut ibv_context, port_num: u8, port_attr: *mut ibv_port_attr; cmd));
+cmd_api!(ibv_cmd_attach_mcast => mcast::attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16));
+cmd_api!(ibv_cmd_detach_mcast => mcast::detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16));
 
 /// The number of completions, or -1 with errno (as rdma-core 44).
 #[unsafe(no_mangle)]
@@ -251,147 +299,7 @@ pub unsafe extern "C" fn ibv_cmd_query_device_any(
     resp_size: *mut usize,
 ) -> c_int {
     // SAFETY: the plugin's context and buffers.
-    unsafe { cmd::query_device_any(context, attr, attr_size, resp, resp_size) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_query_port(
-    context: *mut ibv_context,
-    port_num: u8,
-    port_attr: *mut ibv_port_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's context and out struct.
-    unsafe { cmd::query_port(context, port_num, port_attr) }
-}
-
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_reg_mr(
-    pd: *mut ibv_pd,
-    addr: *mut c_void,
-    length: usize,
-    hca_va: u64,
-    access: c_int,
-    vmr: *mut verbs_mr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's objects and buffers.
-    unsafe {
-        cmd::reg_mr(
-            pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size,
-        )
-    }
-}
-
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_create_cq(
-    context: *mut ibv_context,
-    cqe: c_int,
-    channel: *mut ibv_comp_channel,
-    comp_vector: c_int,
-    cq: *mut ibv_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's objects and buffers.
-    unsafe {
-        cq::create_cq(
-            context,
-            cqe,
-            channel,
-            comp_vector,
-            cq,
-            cmd,
-            cmd_size,
-            resp,
-            resp_size,
-        )
-    }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_modify_qp(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
-    attr_mask: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's QP and buffers.
-    unsafe { cmd::modify_qp(qp, attr, attr_mask, cmd, cmd_size) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_query_qp(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
-    attr_mask: c_int,
-    init_attr: *mut ibv_qp_init_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's QP and the caller's out structs.
-    unsafe { cmd::query_qp(qp, attr, attr_mask, init_attr) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_modify_srq(
-    srq: *mut ibv_srq,
-    attr: *mut ibv_srq_attr,
-    attr_mask: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's SRQ and buffers.
-    unsafe { cmd::modify_srq(srq, attr, attr_mask, cmd, cmd_size) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_query_srq(
-    srq: *mut ibv_srq,
-    attr: *mut ibv_srq_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> c_int {
-    // SAFETY: the plugin's SRQ and the caller's out struct.
-    unsafe { cmd::query_srq(srq, attr) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_attach_mcast(
-    qp: *mut ibv_qp,
-    gid: *const ibv_gid,
-    lid: u16,
-) -> c_int {
-    // SAFETY: the plugin's QP and the caller's GID.
-    unsafe { cmd::mcast(qp, gid, lid, true) }
-}
-
-#[unsafe(no_mangle)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_detach_mcast(
-    qp: *mut ibv_qp,
-    gid: *const ibv_gid,
-    lid: u16,
-) -> c_int {
-    // SAFETY: the plugin's QP and the caller's GID.
-    unsafe { cmd::mcast(qp, gid, lid, false) }
+    unsafe { device::query_device_any(context, attr, attr_size, resp, resp_size) }
 }
 
 /// The attribute count of an ioctl command buffer chain: providers size

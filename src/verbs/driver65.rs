@@ -15,9 +15,44 @@ use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
 use crate::driver_abi::{Pabi, V65};
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::comp_cntr::{Entry, Op};
-use crate::providers::plugin::cmd::{self, comp_cntr, cq, device, dmabuf, dmah, mr, qp_ex, xrc};
+use crate::providers::plugin::cmd::{
+    Arg, Bufs, comp_cntr, cq, device, dmabuf, dmah, mr, qp, qp_ex, xrc,
+};
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
+
+/// One `ibv_cmd_*` of 65: its C arguments converted here, once, as
+/// `driver`'s `cmd_api!` does (`; bufs` for the buffer pairs). `versioned`
+/// ones are reached through build.rs's `.symver` paths; the others are the
+/// names rdma-core 65 added, exported as they are. The commands are in
+/// `providers::plugin::cmd`.
+macro_rules! cmd65 {
+    (versioned $name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; bufs $(, $tail:ident: $tt:ty)*)) => {
+        #[allow(clippy::too_many_arguments)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name(
+            $($arg: $t,)* cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize
+            $(, $tail: $tt)*
+        ) -> c_int {
+            // SAFETY: the plugin's objects and buffers, per driver.h.
+            unsafe {
+                $($f)::+(
+                    $(Arg::from_c($arg)?,)*
+                    Bufs::new(cmd, cmd_size, resp, resp_size)
+                    $(, Arg::from_c($tail)?)*
+                )
+            }
+        }
+    };
+    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
+        #[unsafe(no_mangle)]
+        #[entry(errno)]
+        pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
+            // SAFETY: the plugin's objects, per driver.h (NULL is EINVAL).
+            unsafe { $($f)::+($(Arg::from_c($arg)?),*) }
+        }
+    };
+}
 
 /// The v34 part of a 65 plugin's `verbs_context` (NULL stays NULL).
 fn v34_part(vctx: *mut c_void) -> *mut VerbsContext44 {
@@ -98,68 +133,14 @@ pub unsafe extern "C" fn ibv_cmd_get_context_65(
     if unsafe { fd_arr.as_ref() }.is_some_and(|a| a.count != 0) {
         return Err(Errno::EOPNOTSUPP);
     }
-    // SAFETY: the plugin's context and buffers, per driver.h.
-    unsafe { cmd::get_context(v34_part(vctx), cmd, cmd_size, resp, resp_size) }
+    // SAFETY: the plugin's buffers, per driver.h.
+    device::get_context(v34_part(vctx), unsafe {
+        Bufs::new(cmd, cmd_size, resp, resp_size)
+    })
 }
 
-/// 65's ibv_cmd_create_cq_ex: with the provider's CQ buffer if `cmd_flags`
-/// asks for one (then only the CQ_CREATE method carries it).
-#[allow(clippy::too_many_arguments)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_create_cq_ex_65(
-    ctx: *mut ibv_context,
-    cq_attr: *const ibv_cq_init_attr_ex,
-    prov_attr: *mut verbs_create_cq_prov_attr,
-    cq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-    cmd_flags: u32,
-) -> c_int {
-    // SAFETY: the plugin's attributes, if any.
-    let buf = cq::cq_buf(cmd_flags, unsafe { prov_attr.as_ref() })?;
-    // SAFETY: the plugin's objects and buffers, per driver.h.
-    unsafe {
-        cq::create_cq_ex_buf(
-            ctx,
-            cq_attr,
-            buf,
-            cq,
-            cmd,
-            cmd_size,
-            resp,
-            resp_size,
-            cmd_flags,
-            std::ptr::null_mut(),
-        )
-    }
-}
-
-/// 65's ibv_cmd_create_cq_ex2: as above, with the driver's attributes.
-#[allow(clippy::too_many_arguments)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_create_cq_ex2_65(
-    ctx: *mut ibv_context,
-    cq_attr: *const ibv_cq_init_attr_ex,
-    prov_attr: *mut verbs_create_cq_prov_attr,
-    cq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-    cmd_flags: u32,
-    driver: *mut v34::ibv_command_buffer,
-) -> c_int {
-    // SAFETY: the plugin's attributes, if any.
-    let buf = cq::cq_buf(cmd_flags, unsafe { prov_attr.as_ref() })?;
-    // SAFETY: the plugin's objects, buffers and link chain, per driver.h.
-    unsafe {
-        cq::create_cq_ex_buf(
-            ctx, cq_attr, buf, cq, cmd, cmd_size, resp, resp_size, cmd_flags, driver,
-        )
-    }
-}
+cmd65!(versioned ibv_cmd_create_cq_ex_65 => cq::create_cq_ex_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32));
+cmd65!(versioned ibv_cmd_create_cq_ex2_65 => cq::create_cq_ex2_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut v34::ibv_command_buffer));
 
 /// Runs a v34 QP command on a 65 `verbs_qp`, which is longer by `wr_flush`
 /// before `comp_mask`: the v34 code writes `comp_mask` and `xrcd` at 34's
@@ -214,7 +195,8 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex2_65(
     // SAFETY: the plugin's objects and buffers, per driver.h.
     unsafe {
         on_qp_65(qp, &V65, |q| {
-            cmd::create_qp_ex2(ctx, q, qp_attr, cmd, cmd_size, resp, resp_size)
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(qp_attr)?);
+            qp::create_qp_ex2(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
     }
 }
@@ -232,7 +214,8 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex_65(
     // SAFETY: as above.
     unsafe {
         on_qp_65(qp, &V65, |q| {
-            qp_ex::create_qp_ex(ctx, q, attr_ex, cmd, cmd_size, resp, resp_size)
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr_ex)?);
+            qp_ex::create_qp_ex(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
     }
 }
@@ -256,7 +239,8 @@ pub unsafe extern "C" fn ibv_cmd_open_qp_65(
     // SAFETY: as above.
     unsafe {
         on_qp_65(qp, &V65, |q| {
-            xrc::open_qp(ctx, q, vqp_sz, attr, cmd, cmd_size, resp, resp_size)
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr)?);
+            xrc::open_qp(ctx, q, vqp_sz, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
     }
 }
@@ -290,19 +274,6 @@ pub unsafe extern "C" fn ibv_cmd_reg_dmabuf_mr_65(
             std::ptr::null_mut(),
         )
     }
-}
-
-/// The commands rdma-core 65 added: one exported name each, checked and
-/// converted here; the commands are in `providers::plugin::cmd`.
-macro_rules! cmd65 {
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
-        #[unsafe(no_mangle)]
-        #[entry(errno)]
-        pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
-            // SAFETY: the plugin's objects, per driver.h (NULL is EINVAL).
-            unsafe { $($f)::+($($arg),*) }
-        }
-    };
 }
 
 cmd65!(ibv_cmd_alloc_dmah => dmah::alloc_dmah(ctx: *mut ibv_context, dmah: *mut verbs_dmah, attr: *mut ibv_dmah_init_attr));

@@ -5,7 +5,7 @@
 //! attributes, as rdma-core builds it; the write() command when the kernel
 //! has no such method and the chain asks for nothing it cannot carry.
 
-use super::{Bufs, EX_HDR, HDR, async_fd_of, drv, drv_in, on, parts, put_resp, wait_acked};
+use super::{Bufs, EX_HDR, HDR, Live, async_fd_of, on, wait_acked};
 use crate::abi::*;
 use crate::context::EventCounts;
 use crate::driver_abi::v34::*;
@@ -16,59 +16,44 @@ use crate::providers::plugin::ioctl;
 use crate::uverbs::cq::CqCreate;
 use crate::uverbs::cq::{CQ_FLAGS_TIMESTAMP_COMPLETION, ExCreateCq, ExCreateCqResp};
 use crate::uverbs::ids::*;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq(
+pub(crate) fn create_cq(
     ctx: *mut ibv_context,
     cqe: c_int,
-    channel: *mut ibv_comp_channel,
+    channel: Option<&ibv_comp_channel>,
     vector: c_int,
-    cq: *mut ibv_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    cq: &mut ibv_cq,
+    mut b: Bufs,
 ) -> Result<()> {
     let fr = crate::providers::plugin::call::current();
     let a = CqCreate {
         cqe: cqe as u32,
-        user_handle: cq as u64,
-        // SAFETY: a channel checked by the caller (or NULL).
-        comp_channel: unsafe { channel.as_ref() }.map(|ch| ch.fd),
+        user_handle: std::ptr::from_mut(cq) as u64,
+        comp_channel: channel.map(|ch| ch.fd),
         comp_vector: vector as u32,
         async_fd: async_fd_of(fr, ctx),
         ..Default::default()
     };
     let core = size_of::<crate::uverbs::cq::CreateCqResp>();
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(size_of::<crate::uverbs::cq::CreateCq>(), core) };
+    let (di, dout) = b.split(size_of::<crate::uverbs::cq::CreateCq>(), core);
     let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&a, di, dout))?;
-    // SAFETY: the plugin's new CQ and response buffer.
-    unsafe {
-        (*cq).handle = r.cq_handle;
-        (*cq).cqe = r.cqe as c_int;
-        (*cq).context = ctx;
-        put_resp(
-            resp,
-            resp_size,
-            &crate::uverbs::cq::CreateCqResp {
-                cq_handle: r.cq_handle,
-                cqe: r.cqe,
-            },
-        );
-    }
+    cq.handle = r.cq_handle;
+    cq.cqe = r.cqe as c_int;
+    cq.context = ctx;
+    b.put(&crate::uverbs::cq::CreateCqResp {
+        cq_handle: r.cq_handle,
+        cqe: r.cqe,
+    });
     Ok(())
 }
 
-pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
+pub(crate) fn destroy_cq(cq: Live<ibv_cq>) -> Result<()> {
     let fr = crate::providers::plugin::call::current();
-    // SAFETY: an object of the plugin.
-    let r = unsafe { on(fr, cq, |u, h| u.destroy_cq(h)) }?;
+    let r = on(fr, cq, |u, h| u.destroy_cq(h))?;
     wait_acked(
         fr,
-        cq,
+        cq.ptr(),
         EventCounts {
             comp: r.comp_events_reported,
             async_: r.async_events_reported,
@@ -77,36 +62,20 @@ pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> Result<()> {
     Ok(())
 }
 
-pub(crate) unsafe fn resize_cq(
-    cq: *mut ibv_cq,
-    cqe: c_int,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> Result<()> {
-    // SAFETY: a CQ of the plugin.
-    let (ctx, h) = unsafe { ((*cq).context, (*cq).handle) };
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, 16, resp, resp_size, 8) };
+pub(crate) fn resize_cq(cq: Live<ibv_cq>, cqe: c_int, mut b: Bufs) -> Result<()> {
+    let (ctx, h) = cq.parts();
+    // After the header: ib_uverbs_resize_cq's 16 bytes; the response's 8.
+    let (di, dout) = b.split(16, 8);
     let n = with_uverbs(ctx, |u| u.resize_cq(h, cqe as u32, di, dout))?;
-    // SAFETY: the plugin's CQ and response.
-    unsafe {
-        (*cq).cqe = n as c_int;
-        put_resp(resp, resp_size, &[n, 0u32]);
-    }
+    // SAFETY: a live CQ of the plugin, its size written as rdma-core does.
+    unsafe { (*cq.ptr()).cqe = n as c_int };
+    b.put(&[n, 0u32]);
     Ok(())
 }
 
 /// ibv_cmd_modify_cq: CQ moderation (the extended MODIFY_CQ write() command).
-pub(crate) unsafe fn modify_cq(
-    cq: *mut ibv_cq,
-    attr: *mut ibv_modify_cq_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> Result<()> {
-    // SAFETY: a live object of the plugin; the caller's attributes.
-    let (ctx, h, a) = unsafe { parts(cq, attr)? };
+pub(crate) fn modify_cq(cq: Live<ibv_cq>, a: &mut ibv_modify_cq_attr, b: Bufs) -> Result<()> {
+    let (ctx, h) = cq.parts();
     if a.attr_mask >= ibv_cq_attr_mask::IBV_CQ_ATTR_RESERVED.0 {
         return Err(Errno::EINVAL);
     }
@@ -119,18 +88,15 @@ pub(crate) unsafe fn modify_cq(
         },
         reserved: 0,
     };
-    // SAFETY: the plugin's buffer (struct ibv_modify_cq: both headers, core, its data).
-    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - HDR + size_of_val(&req)) };
+    // struct ibv_modify_cq: both headers, core, its data.
+    let di = b.drv_in(EX_HDR - HDR + size_of_val(&req));
     with_uverbs(ctx, |u| u.modify_cq(&req, di))
 }
 
-pub(crate) unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited: c_int) -> Result<()> {
-    // SAFETY: an object of the plugin.
-    unsafe {
-        on(crate::providers::plugin::call::current(), cq, |u, h| {
-            u.req_notify_cq(h, solicited != 0)
-        })
-    }
+pub(crate) fn req_notify_cq(cq: Live<ibv_cq>, solicited: c_int) -> Result<()> {
+    on(crate::providers::plugin::call::current(), cq, |u, h| {
+        u.req_notify_cq(h, solicited != 0)
+    })
 }
 
 /// As rdma-core: comp_mask bits beyond FLAGS and PD are refused; the
@@ -152,21 +118,14 @@ fn cq_ex_flags(a: &ibv_cq_init_attr_ex) -> Result<u32> {
     Ok(flags)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq_ex(
+pub(crate) fn create_cq_ex(
     ctx: *mut ibv_context,
-    attr: *const ibv_cq_init_attr_ex,
-    vcq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &ibv_cq_init_attr_ex,
+    vcq: &mut verbs_cq,
+    mut b: Bufs,
     _cmd_flags: u32,
 ) -> Result<()> {
     let fr = crate::providers::plugin::call::current();
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
-    let cq = vcq.cast::<ibv_cq>();
     let flags = cq_ex_flags(a)?;
     // Fields added to CqCreate later default to zero.
     #[allow(clippy::needless_update)]
@@ -174,7 +133,7 @@ pub(crate) unsafe fn create_cq_ex(
         flags,
         flags_need_ex: flags != 0,
         cqe: a.cqe,
-        user_handle: cq as u64,
+        user_handle: std::ptr::from_mut(vcq) as u64,
         // SAFETY: a channel the library checked (or NULL).
         comp_channel: unsafe { a.channel.as_ref() }.map(|ch| ch.fd),
         comp_vector: a.comp_vector,
@@ -182,17 +141,18 @@ pub(crate) unsafe fn create_cq_ex(
         ..Default::default()
     };
     let skip = EX_HDR + size_of::<crate::uverbs::cq::ExCreateCq>() - HDR;
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>()) };
+    let (di, dout) = b.split(skip, size_of::<crate::uverbs::cq::ExCreateCqResp>());
     let r = with_uverbs_in(fr, ctx, |u| u.create_cq(&args, di, dout))?;
-    // SAFETY: the plugin's new CQ.
-    unsafe {
-        (*cq).handle = r.cq_handle;
-        (*cq).cqe = r.cqe as c_int;
-        (*cq).context = ctx;
-    }
+    set_cq(vcq, ctx, r.cq_handle, r.cqe);
     Ok(())
+}
+
+/// What a created CQ records of the kernel's answer.
+fn set_cq(vcq: &mut verbs_cq, ctx: *mut ibv_context, handle: u32, cqe: u32) {
+    let cq = &mut vcq.cq_ex;
+    cq.handle = handle;
+    cq.cqe = cqe as c_int;
+    cq.context = ctx;
 }
 
 /// `CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX`: the driver takes a timestamp
@@ -232,53 +192,66 @@ pub(crate) fn cq_buf(
     }))
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq_ex2(
+pub(crate) fn create_cq_ex2(
     ctx: *mut ibv_context,
-    attr: *const ibv_cq_init_attr_ex,
-    vcq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &ibv_cq_init_attr_ex,
+    vcq: &mut verbs_cq,
+    b: Bufs,
     cmd_flags: u32,
     link: *mut ibv_command_buffer,
 ) -> Result<()> {
-    // SAFETY: as ours.
-    unsafe {
-        create_cq_ex_buf(
-            ctx, attr, None, vcq, cmd, cmd_size, resp, resp_size, cmd_flags, link,
-        )
-    }
+    create_cq_ex_buf(ctx, a, None, vcq, b, cmd_flags, link)
 }
 
-/// ibv_cmd_create_cq_ex2 of rdma-core 65: with the provider's CQ buffer,
+/// rdma-core 65's ibv_cmd_create_cq_ex: [`create_cq_ex2_65`] without a chain.
+pub(crate) fn create_cq_ex_65(
+    ctx: *mut ibv_context,
+    a: &ibv_cq_init_attr_ex,
+    prov: Option<&crate::driver_abi::v65::verbs_create_cq_prov_attr>,
+    vcq: &mut verbs_cq,
+    b: Bufs,
+    cmd_flags: u32,
+) -> Result<()> {
+    create_cq_ex2_65(ctx, a, prov, vcq, b, cmd_flags, std::ptr::null_mut())
+}
+
+/// rdma-core 65's ibv_cmd_create_cq_ex2: with the provider's CQ buffer if
+/// `cmd_flags` asks for one (then only the CQ_CREATE method carries it).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn create_cq_ex2_65(
+    ctx: *mut ibv_context,
+    a: &ibv_cq_init_attr_ex,
+    prov: Option<&crate::driver_abi::v65::verbs_create_cq_prov_attr>,
+    vcq: &mut verbs_cq,
+    b: Bufs,
+    cmd_flags: u32,
+    link: *mut ibv_command_buffer,
+) -> Result<()> {
+    let buf = cq_buf(cmd_flags, prov)?;
+    create_cq_ex_buf(ctx, a, buf, vcq, b, cmd_flags, link)
+}
+
+/// ibv_cmd_create_cq_ex2, with the provider's CQ buffer (rdma-core 65),
 /// which only the CQ_CREATE method carries (EOPNOTSUPP from a kernel
 /// without it or its buffer attributes, as rdma-core's fallback answers).
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_cq_ex_buf(
+/// `link` is the plugin's chain (NULL for none), walked by
+/// [`ioctl`](crate::providers::plugin::ioctl).
+fn create_cq_ex_buf(
     ctx: *mut ibv_context,
-    attr: *const ibv_cq_init_attr_ex,
+    a: &ibv_cq_init_attr_ex,
     buf: Option<CqBuf>,
-    vcq: *mut verbs_cq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    vcq: &mut verbs_cq,
+    mut b: Bufs,
     cmd_flags: u32,
     link: *mut ibv_command_buffer,
 ) -> Result<()> {
     // SAFETY: the plugin's link chain.
     if buf.is_none() && unsafe { ioctl::chained_attrs(link)? } == 0 {
         // Nothing beyond what ibv_cmd_create_cq_ex sends.
-        // SAFETY: the plugin's objects and buffers.
-        return unsafe { create_cq_ex(ctx, attr, vcq, cmd, cmd_size, resp, resp_size, cmd_flags) };
+        return create_cq_ex(ctx, a, vcq, b, cmd_flags);
     }
     let fr = crate::providers::plugin::call::current();
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     let flags = cq_ex_flags(a)?;
-    let cq = vcq.cast::<ibv_cq>();
     let mut resp_cqe = 0u32;
     // SAFETY: the plugin's link chain.
     let mut f = unsafe { Frame::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 13, link)? };
@@ -292,7 +265,10 @@ pub(crate) unsafe fn create_cq_ex_buf(
         )
     };
     f.u32_in(UVERBS_ATTR_CREATE_CQ_CQE, a.cqe);
-    f.u64_in(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, cq as u64);
+    f.u64_in(
+        UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+        std::ptr::from_mut(vcq) as u64,
+    );
     // SAFETY: a channel the library checked (or NULL).
     if let Some(ch) = unsafe { a.channel.as_ref() } {
         f.fd_in(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, ch.fd);
@@ -322,9 +298,7 @@ pub(crate) unsafe fn create_cq_ex_buf(
         f.u32_in(UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
     }
     let skip = EX_HDR + size_of::<ExCreateCq>() - HDR;
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(skip, size_of::<ExCreateCqResp>()) };
+    let (di, dout) = b.split(skip, size_of::<ExCreateCqResp>());
     // SAFETY: the plugin's driver data, live until execute returns.
     unsafe {
         if !di.is_empty() {
@@ -337,12 +311,7 @@ pub(crate) unsafe fn create_cq_ex_buf(
     // SAFETY: a hosted context; every pointer pushed is live.
     match unsafe { f.execute(ctx) } {
         Ok(()) => {
-            // SAFETY: the plugin's new CQ.
-            unsafe {
-                (*cq).handle = f.read_obj(h);
-                (*cq).cqe = resp_cqe as c_int;
-                (*cq).context = ctx;
-            }
+            set_cq(vcq, ctx, f.read_obj(h), resp_cqe);
             Ok(())
         }
         Err(e) if e == Errno::ENOTTY || e == Errno::EPROTONOSUPPORT => {
@@ -353,8 +322,7 @@ pub(crate) unsafe fn create_cq_ex_buf(
             }
             // SAFETY: the plugin's link chain.
             unsafe { ioctl::legacy_fallback(link)? };
-            // SAFETY: the plugin's objects and buffers.
-            unsafe { create_cq_ex(ctx, attr, vcq, cmd, cmd_size, resp, resp_size, cmd_flags) }
+            create_cq_ex(ctx, a, vcq, b, cmd_flags)
         }
         Err(e) => Err(e),
     }

@@ -1,8 +1,8 @@
-//! The rarer MR commands: ibv_cmd_rereg_mr (write() REREG_MR, as rdma-core
-//! 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
+//! The MR commands: ibv_cmd_reg_mr, ibv_cmd_dereg_mr, ibv_cmd_rereg_mr
+//! (write() REREG_MR, as rdma-core 44), and the ioctl-only ibv_cmd_query_mr, ibv_cmd_advise_mr and
 //! ibv_cmd_reg_dmabuf_mr.
 
-use super::{Bufs, put_resp};
+use super::{Arg, Bufs, Live};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
@@ -12,29 +12,64 @@ use crate::uverbs::ids::*;
 use crate::uverbs::mr::{RegMr, ReregMr, ReregMrResp};
 use std::ffi::{c_int, c_void};
 
+pub(crate) fn reg_mr(
+    pd: Live<ibv_pd>,
+    addr: *mut c_void,
+    length: usize,
+    hca_va: u64,
+    access: c_int,
+    vmr: &mut verbs_mr,
+    mut b: Bufs,
+) -> Result<()> {
+    let (ctx, pdh) = pd.parts();
+    let req = RegMr {
+        start: addr as u64,
+        length: length as u64,
+        hca_va,
+        pd_handle: pdh,
+        access_flags: access as u32,
+        ..Default::default()
+    };
+    let core = size_of::<crate::uverbs::mr::RegMrResp>();
+    let (di, dout) = b.split(size_of::<RegMr>(), core);
+    let r = with_uverbs(ctx, |u| u.reg_mr(&req, di, dout))?;
+    let m = &mut vmr.ibv_mr;
+    m.handle = r.mr_handle;
+    m.lkey = r.lkey;
+    m.rkey = r.rkey;
+    m.context = ctx;
+    vmr.mr_type = IBV_MR_TYPE_MR;
+    vmr.access = access;
+    b.put(&r);
+    Ok(())
+}
+
+pub(crate) fn dereg_mr(vmr: &verbs_mr) -> Result<()> {
+    if vmr.mr_type == IBV_MR_TYPE_NULL_MR {
+        return Ok(());
+    }
+    with_uverbs(vmr.ibv_mr.context, |u| u.dereg_mr(vmr.ibv_mr.handle))
+}
+
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn rereg_mr(
-    vmr: *mut verbs_mr,
+pub(crate) fn rereg_mr(
+    m: &mut verbs_mr,
     flags: u32,
     addr: *mut c_void,
     length: usize,
     hca_va: u64,
     access: c_int,
-    pd: *mut ibv_pd,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    pd: Option<Live<ibv_pd>>,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: an MR of the plugin.
-    let m = unsafe { vmr.as_mut() }.ok_or(Errno::EINVAL)?;
     let change_pd = flags & ibv_rereg_mr_flags::IBV_REREG_MR_CHANGE_PD.0 != 0;
-    let pd_handle = if change_pd {
-        // SAFETY: the caller's new PD.
-        unsafe { pd.as_ref() }.ok_or(Errno::EINVAL)?.handle
+    // The caller's new PD, only read when the PD changes.
+    let new_pd = if change_pd {
+        Some(pd.ok_or(Errno::EINVAL)?.parts())
     } else {
-        0
+        None
     };
+    let pd_handle = new_pd.map_or(0, |(_, h)| h);
     let req = ReregMr {
         mr_handle: m.ibv_mr.handle,
         flags,
@@ -45,18 +80,14 @@ pub(crate) unsafe fn rereg_mr(
         access_flags: access as u32,
         ..Default::default()
     };
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(size_of::<ReregMr>(), size_of::<ReregMrResp>()) };
+    let (di, dout) = b.split(size_of::<ReregMr>(), size_of::<ReregMrResp>());
     let r = with_uverbs(m.ibv_mr.context, |u| u.rereg_mr(&req, di, dout))?;
     m.ibv_mr.lkey = r.lkey;
     m.ibv_mr.rkey = r.rkey;
-    if change_pd {
-        // SAFETY: checked above.
-        m.ibv_mr.context = unsafe { (*pd).context };
+    if let Some((ctx, _)) = new_pd {
+        m.ibv_mr.context = ctx;
     }
-    // SAFETY: the plugin's response buffer.
-    unsafe { put_resp(resp, resp_size, &r) };
+    b.put(&r);
     Ok(())
 }
 
@@ -303,23 +334,19 @@ pub(crate) unsafe fn reg_mr_ex(
             if args.fd.is_some() || dmah.is_some() {
                 return Err(Errno::EOPNOTSUPP);
             }
-            let mut req = [0u8; size_of::<RegMr>() + 8];
+            let req = [0u8; size_of::<RegMr>() + 8];
             let mut resp = [0u8; 16];
-            // SAFETY: our buffers of the given sizes; the checked PD and MR.
-            return unsafe {
-                super::reg_mr(
-                    pd,
-                    a.addr,
-                    args.length as usize,
-                    args.iova,
-                    a.access,
-                    vmr,
-                    req.as_mut_ptr().cast(),
-                    req.len(),
-                    resp.as_mut_ptr().cast(),
-                    resp.len(),
-                )
-            };
+            // SAFETY: the plugin's PD and new MR, checked non-NULL above.
+            let (pd, vmr) = unsafe { (Arg::from_c(pd)?, &mut *vmr) };
+            return reg_mr(
+                pd,
+                a.addr,
+                args.length as usize,
+                args.iova,
+                a.access,
+                vmr,
+                Bufs::of(&req, &mut resp),
+            );
         }
         Err(e) => return Err(e),
     }

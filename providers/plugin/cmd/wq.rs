@@ -9,14 +9,14 @@
 //! ibv_cmd_destroy_wq waits, as rdma-core 44 does, until the application
 //! has acknowledged every event the kernel reported for it.
 
-use super::{Bufs, EX_HDR, destroy_result, drv, drv_in, put_resp};
+use super::{Bufs, EX_HDR, Live, destroy_result};
 use crate::abi::*;
 use crate::context::{Context, EventCounts, New};
 use crate::entry::{Errno, Result};
 use crate::object;
 use crate::providers::plugin::context::{context_of, with_uverbs};
 use crate::uverbs::wq::{CreateRwqIndTableResp, CreateWq, CreateWqResp, ModifyWq};
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 /// The largest table the kernel takes (IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE);
 /// rdma-core sends larger ones, which the kernel refuses with EINVAL.
@@ -52,20 +52,13 @@ fn create_wq_req(a: &ibv_wq_init_attr, user_handle: u64) -> Result<(CreateWq, u3
     Ok((req, flags))
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn create_wq(
+pub(crate) fn create_wq(
     ctx: *mut ibv_context,
-    attr: *mut ibv_wq_init_attr,
-    wq: *mut ibv_wq,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &mut ibv_wq_init_attr,
+    w: &mut ibv_wq,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: the caller's attributes and new WQ.
-    let (a, w) = unsafe { (attr.as_mut(), wq.as_mut()) };
-    let (a, w) = a.zip(w).ok_or(Errno::EINVAL)?;
-    let (req, ioctl_flags) = create_wq_req(a, wq as u64)?;
+    let (req, ioctl_flags) = create_wq_req(a, std::ptr::from_mut(w) as u64)?;
     w.context = ctx;
     w.cq = a.cq;
     w.pd = a.pd;
@@ -75,18 +68,16 @@ pub(crate) unsafe fn create_wq(
         .as_ref()
         .map(|c| std::os::fd::AsRawFd::as_raw_fd(&c.async_fd));
     let core = size_of::<CreateWqResp>();
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers (struct ibv_create_wq: both headers, the
-    // core request, its driver data) of the given sizes.
-    let (di, dout) = unsafe { b.split(EX_HDR - super::HDR + size_of::<CreateWq>(), core) };
+    // struct ibv_create_wq: both headers, the core request, its driver data.
+    let (di, dout) = b.split(EX_HDR - super::HDR + size_of::<CreateWq>(), core);
     let r = with_uverbs(ctx, |u| u.create_wq(&req, ioctl_flags, fd, di, dout))?;
     w.handle = r.wq_handle;
     w.wq_num = r.wqn;
     a.max_wr = r.max_wr;
     a.max_sge = r.max_sge;
-    // SAFETY: the plugin's response buffer.
-    unsafe { put_resp(resp, resp_size, &r) };
-    // SAFETY: the plugin's new WQ (checked non-NULL above).
+    b.put(&r);
+    let wq = std::ptr::from_mut(w);
+    // SAFETY: the plugin's new WQ.
     unsafe { init_events(wq) };
     if let (Some(c), Some(p)) = (c, std::ptr::NonNull::new(wq.cast())) {
         register(c, p);
@@ -151,21 +142,17 @@ fn modify_wq_req(a: &ibv_wq_attr, wq_handle: u32) -> Result<ModifyWq> {
     Ok(req)
 }
 
-pub(crate) unsafe fn modify_wq(
-    wq: *mut ibv_wq,
-    attr: *mut ibv_wq_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-) -> Result<()> {
-    // SAFETY: the plugin's WQ and the caller's attributes.
-    let (a, w) = unsafe { (attr.as_ref(), wq.as_mut()) };
-    let (a, w) = a.zip(w).ok_or(Errno::EINVAL)?;
-    let req = modify_wq_req(a, w.handle)?;
-    // SAFETY: the plugin's buffer (struct ibv_modify_wq: both headers, core, its data).
-    let di = unsafe { drv_in(cmd, cmd_size, EX_HDR - super::HDR + size_of::<ModifyWq>()) };
-    with_uverbs(w.context, |u| u.modify_wq(&req, di))?;
+pub(crate) fn modify_wq(wq: Live<ibv_wq>, a: &ibv_wq_attr, b: Bufs) -> Result<()> {
+    let w = wq.ptr();
+    // SAFETY: a live WQ of the plugin, read through its pointer.
+    let (ctx, h) = unsafe { ((*w).context, (*w).handle) };
+    let req = modify_wq_req(a, h)?;
+    // struct ibv_modify_wq: both headers, core, its data.
+    let di = b.drv_in(EX_HDR - super::HDR + size_of::<ModifyWq>());
+    with_uverbs(ctx, |u| u.modify_wq(&req, di))?;
     if a.attr_mask & IBV_WQ_ATTR_STATE != 0 {
-        w.state = a.wq_state;
+        // SAFETY: as above; the state the kernel took, as rdma-core records it.
+        unsafe { (*w).state = a.wq_state };
     }
     Ok(())
 }
@@ -201,29 +188,23 @@ unsafe fn table_handles(log: u32, tbl: *mut *mut ibv_wq) -> Result<Vec<u8>> {
     Ok(b)
 }
 
-pub(crate) unsafe fn create_rwq_ind_table(
+pub(crate) fn create_rwq_ind_table(
     ctx: *mut ibv_context,
-    attr: *mut ibv_rwq_ind_table_init_attr,
-    t: *mut ibv_rwq_ind_table,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &ibv_rwq_ind_table_init_attr,
+    t: &mut ibv_rwq_ind_table,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: the caller's attributes and new table.
-    let (a, t) = unsafe { (attr.as_ref(), t.as_mut()) };
-    let (a, t) = a.zip(t).ok_or(Errno::EINVAL)?;
     if a.comp_mask >= IBV_CREATE_IND_TABLE_RESERVED {
         return Err(Errno::EINVAL);
     }
     // SAFETY: the caller's table of 2^log WQs.
     let handles = unsafe { table_handles(a.log_ind_tbl_size, a.ind_tbl)? };
     let core = size_of::<CreateRwqIndTableResp>();
-    // SAFETY: the plugin's response buffer of `resp_size` bytes.
-    let (_, dout) = unsafe { drv(std::ptr::null(), 0, 0, resp, resp_size, core) };
+    let (_, dout) = b.split(0, core);
     let r = with_uverbs(ctx, |u| {
         u.create_rwq_ind_table(a.log_ind_tbl_size, &handles, dout)
     })?;
-    // SAFETY: the plugin's response buffer.
-    unsafe { put_resp(resp, resp_size, &r) };
+    b.put(&r);
     if (r.response_length as usize) < core {
         return Err(Errno::EINVAL);
     }

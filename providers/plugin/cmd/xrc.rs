@@ -4,14 +4,14 @@
 //! (they have no other), the SRQ_CREATE ioctl method with its write()
 //! fallback, CLOSE_XRCD's ioctl method with its fallback.
 
-use super::{Bufs, drv, put_resp};
+use super::{Bufs, Live};
 use crate::abi::*;
 use crate::driver_abi::v34::*;
 use crate::entry::{Errno, Result};
 use crate::providers::plugin::context::with_uverbs;
 use crate::uverbs::qp::{CreateQpResp, OpenQp};
 use crate::uverbs::srq::{CreateSrqResp, CreateXsrq};
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 /// `VERBS_XRCD_HANDLE`, `VERBS_QP_XRCD` (driver.h).
 const VERBS_XRCD_HANDLE: u32 = 1 << 0;
@@ -22,19 +22,15 @@ fn avail(size: c_int, end: usize) -> bool {
     usize::try_from(size).is_ok_and(|s| s >= end)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn open_xrcd(
+/// `xrcd` is the plugin's new XRCD of `vxrcd_size` bytes (maybe shorter
+/// than ours: written through its pointer, as far as it reaches).
+pub(crate) fn open_xrcd(
     ctx: *mut ibv_context,
-    xrcd: *mut verbs_xrcd,
+    xrcd: Live<verbs_xrcd>,
     vxrcd_size: c_int,
-    attr: *mut ibv_xrcd_init_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &ibv_xrcd_init_attr,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     if a.comp_mask >= ibv_xrcd_init_attr_mask::IBV_XRCD_INIT_ATTR_RESERVED.0 {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -44,10 +40,10 @@ pub(crate) unsafe fn open_xrcd(
         return Err(Errno::EINVAL);
     }
     let core = size_of::<crate::uverbs::xrcd::OpenXrcd>();
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { drv(cmd, cmd_size, core, resp, resp_size, 4) };
+    let (di, dout) = b.split(core, 4);
     let h = with_uverbs(ctx, |u| u.open_xrcd(a.fd, a.oflags as u32, di, dout))?;
-    // SAFETY: the plugin's new XRCD, of `vxrcd_size` bytes; its response buffer.
+    let xrcd = xrcd.ptr();
+    // SAFETY: the plugin's new XRCD, of `vxrcd_size` bytes.
     unsafe {
         (*xrcd).xrcd.context = ctx;
         (*xrcd).comp_mask = 0;
@@ -55,14 +51,13 @@ pub(crate) unsafe fn open_xrcd(
             (*xrcd).comp_mask = VERBS_XRCD_HANDLE;
             (*xrcd).handle = h;
         }
-        put_resp(resp, resp_size, &h);
     }
+    b.put(&h);
     Ok(())
 }
 
-pub(crate) unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> Result<()> {
-    // SAFETY: an XRCD of the plugin.
-    let (ctx, h) = unsafe { ((*xrcd).xrcd.context, (*xrcd).handle) };
+pub(crate) fn close_xrcd(xrcd: &verbs_xrcd) -> Result<()> {
+    let (ctx, h) = (xrcd.xrcd.context, xrcd.handle);
     super::destroy_result(with_uverbs(ctx, |u| u.close_xrcd(h)))
 }
 
@@ -137,25 +132,16 @@ pub(crate) unsafe fn xsrq_req(a: &ibv_srq_init_attr_ex, user_handle: u64) -> Res
     Ok(req)
 }
 
-pub(crate) unsafe fn create_srq_ex(
+pub(crate) fn create_srq_ex(
     ctx: *mut ibv_context,
-    vsrq: *mut verbs_srq,
-    attr: *mut ibv_srq_init_attr_ex,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    v: &mut verbs_srq,
+    a: &mut ibv_srq_init_attr_ex,
+    mut b: Bufs,
 ) -> Result<()> {
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_mut() }.ok_or(Errno::EINVAL)?;
     // SAFETY: the objects the attributes name are the caller's.
-    let req = unsafe { xsrq_req(a, vsrq as u64)? };
+    let req = unsafe { xsrq_req(a, std::ptr::from_mut(v) as u64)? };
     let core = size_of::<CreateSrqResp>();
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(size_of::<CreateXsrq>(), core) };
-    // SAFETY: the plugin's new SRQ.
-    let v = unsafe { vsrq.as_mut() }.ok_or(Errno::EINVAL)?;
+    let (di, dout) = b.split(size_of::<CreateXsrq>(), core);
     // SAFETY: the plugin's context (the kernel checks the fd).
     let async_fd = unsafe { ctx.as_ref() }.map(|c| c.async_fd);
     let r = with_uverbs(ctx, |u| u.create_srq_ex(&req, async_fd, di, dout))?;
@@ -166,30 +152,26 @@ pub(crate) unsafe fn create_srq_ex(
     s.handle = r.srq_handle;
     s.srq_context = a.srq_context;
     s.events_completed = 0;
-    // SAFETY: the SRQ's own mutex and condition; its response buffer.
+    // SAFETY: the new SRQ's own mutex and condition.
     unsafe {
         libc::pthread_mutex_init(&mut s.mutex, std::ptr::null());
         libc::pthread_cond_init(&mut s.cond, std::ptr::null());
-        put_resp(resp, resp_size, &r);
     }
+    b.put(&r);
     set_vsrq(v, a, r.srqn);
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn open_qp(
+/// `vqp` is the plugin's new QP of `vqp_size` bytes (maybe without our
+/// `xrcd`: written through its pointer, as far as it reaches).
+pub(crate) fn open_qp(
     ctx: *mut ibv_context,
-    vqp: *mut verbs_qp,
+    vqp: Live<verbs_qp>,
     vqp_size: c_int,
-    attr: *mut ibv_qp_open_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
+    a: &ibv_qp_open_attr,
+    mut b: Bufs,
 ) -> Result<()> {
     use ibv_qp_open_attr_mask as m;
-    // SAFETY: the caller's attributes.
-    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
     if a.comp_mask >= m::IBV_QP_OPEN_ATTR_RESERVED.0 {
         return Err(Errno::EOPNOTSUPP);
     }
@@ -199,18 +181,17 @@ pub(crate) unsafe fn open_qp(
         return Err(Errno::EINVAL);
     }
     let req = OpenQp {
-        user_handle: vqp as u64,
+        user_handle: vqp.ptr() as u64,
         // SAFETY: the caller's XRCD.
         pd_handle: unsafe { (*x).handle },
         qpn: a.qp_num,
         qp_type: a.qp_type.0 as u8,
         ..Default::default()
     };
-    let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-    // SAFETY: the plugin's buffers of the given sizes.
-    let (di, dout) = unsafe { b.split(size_of::<OpenQp>(), size_of::<CreateQpResp>()) };
+    let (di, dout) = b.split(size_of::<OpenQp>(), size_of::<CreateQpResp>());
     let r = with_uverbs(ctx, |u| u.open_qp(&req, di, dout))?;
-    // SAFETY: the plugin's new QP, of `vqp_size` bytes; its response buffer.
+    let vqp = vqp.ptr();
+    // SAFETY: the plugin's new QP, of `vqp_size` bytes.
     unsafe {
         let q = &mut *vqp.cast::<ibv_qp>();
         q.handle = r.qp_handle;
@@ -231,8 +212,8 @@ pub(crate) unsafe fn open_qp(
             (*vqp).comp_mask = VERBS_QP_XRCD;
             (*vqp).xrcd = x;
         }
-        put_resp(resp, resp_size, &r);
     }
+    b.put(&r);
     Ok(())
 }
 
