@@ -464,6 +464,17 @@ impl ContextOps for Hosted {
         let Ok(f) = self.op65(|o| o.reg_mr_ex) else {
             return generic::mr_ex::legacy(pd, attr);
         };
+        // The plugin follows a DMA handle: only a live one of its context
+        // (held over the call) reaches it.
+        let _dmah = if attr.comp_mask & u64::from(IBV_REG_MR_MASK_DMAH) != 0 {
+            let d = crate::object::get::<ibv_dmah, Context>(attr.dmah)?;
+            if !Arc::ptr_eq(&d.ctx, &pd.ctx) {
+                return Err(Errno::EINVAL);
+            }
+            Some(d)
+        } else {
+            None
+        };
         // SAFETY: the plugin's op on its live PD; the library's copy of the
         // request, as rdma-core hands its own on.
         let mr = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), attr) });

@@ -153,6 +153,13 @@ int main(void)
 	printf("reg_mr_ex dmah: %s\n", m3 ? "ok" : strerror(errno));
 	errno = 0;
 	printf("reg_mr_ex NULL PD: %s\n", ibv_reg_mr_ex(NULL, &ra) ? "ok" : strerror(errno));
+	struct ibv_dmah fake_dh = { .context = ctx };
+	ra.dmah = &fake_dh;
+	errno = 0;
+	printf("reg_mr_ex foreign dmah: %s\n", ibv_reg_mr_ex(pd, &ra) ? "ok" : strerror(errno));
+	ra.dmah = NULL;
+	errno = 0;
+	printf("reg_mr_ex NULL dmah: %s\n", ibv_reg_mr_ex(pd, &ra) ? "ok" : strerror(errno));
 	struct ibv_mr *mrs[] = { m0, m1, m2, m3 };
 	for (int i = 0; i < 4; i++)
 		if (mrs[i])
