@@ -1808,9 +1808,9 @@ void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
 void ibv_free_buf(struct ibv_buf *buf);
 
 /**
- * rdma-core 65: a new fd of the dma-buf behind a buffer, ENODATA when there
- * is none. Ours are heap memory (rdma-core's default, which rxe keeps), so
- * a live handle is ENODATA; anything else EINVAL.
+ * rdma-core 65: a new fd (close-on-exec) of the dma-buf behind a buffer,
+ * ENODATA when there is none (heap memory: rdma-core's default, which rxe
+ * keeps); anything but a live handle EINVAL.
  */
 int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf);
 

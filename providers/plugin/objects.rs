@@ -20,11 +20,13 @@ fn rank(k: Kind) -> Option<u8> {
         Kind::Ah => 3,
         Kind::Mw => 4,
         Kind::Mr => 5,
-        Kind::Cq => 6,
-        Kind::Pd => 7,
+        // After the MRs registered on it.
+        Kind::Dm => 6,
+        Kind::Cq => 7,
+        Kind::Pd => 8,
         // After the QPs and MRs that may use them.
-        Kind::CompCntr => 8,
-        Kind::Dmah => 9,
+        Kind::CompCntr => 9,
+        Kind::Dmah => 10,
         // The library's own (channels), or nothing a hosted context makes.
         _ => return None,
     })
@@ -56,6 +58,7 @@ pub(crate) fn destroy_all(
                 Kind::Ah => ops.destroy_ah.map(|f| f(p.cast::<ibv_ah>())),
                 Kind::Mw => ops.dealloc_mw.map(|f| f(p.cast::<ibv_mw>())),
                 Kind::Mr => ops.dereg_mr.map(|f| f(p.cast::<verbs_mr>())),
+                Kind::Dm => ops.free_dm.map(|f| f(p.cast::<ibv_dm>())),
                 Kind::Cq => ops.destroy_cq.map(|f| f(p.cast::<ibv_cq>())),
                 Kind::Pd => ops.dealloc_pd.map(|f| f(p.cast::<ibv_pd>())),
                 Kind::CompCntr => ops65

@@ -10,9 +10,10 @@ use super::call;
 use super::context::Priv;
 use super::objects;
 use crate::abi::*;
+use crate::context::generic::{self, buf::Buf};
 use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef};
 use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
-use crate::driver_abi::v65::verbs_context_ops as verbs_context_ops65;
+use crate::driver_abi::v65::{ibv_buf as ibv_buf65, verbs_context_ops as verbs_context_ops65};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
 use std::ffi::{c_int, c_void};
@@ -409,6 +410,75 @@ impl ContextOps for Hosted {
         // SAFETY: a live DM of this plugin.
         let fd = call::on(&dm.ctx, || unsafe { f(dm.c::<ibv_dm>()) });
         if fd < 0 { Err(Errno::last()) } else { Ok(fd) }
+    }
+    fn alloc_dm(&self, ctx: &Arc<Context>, attr: &mut ibv_alloc_dm_attr) -> Result<New> {
+        let f = self.op(|o| o.alloc_dm)?;
+        // SAFETY: the plugin's op on its own context; the caller's attributes.
+        let dm = call::on(ctx, || unsafe { f(ctx.c_ptr(), attr) });
+        self.made(dm)
+    }
+    fn free_dm(&self, dm: &Obj) -> Result<()> {
+        let f = self.op(|o| o.free_dm)?;
+        // SAFETY: a live DM of this plugin.
+        self.destroy(dm, |p| unsafe { f(p.cast()) })
+    }
+    /// A 65 plugin's own buffer: its `struct ibv_buf` is read once, as
+    /// rdma-core's core reads it (address, size, PD, dma-buf fd).
+    fn alloc_buf(&self, pd: &Obj, size: usize) -> Result<(usize, Buf)> {
+        let Ok(f) = self.op65(|o| o.alloc_buf) else {
+            return generic::buf::alloc(pd, size);
+        };
+        let mut b: *mut ibv_buf65 = std::ptr::null_mut();
+        // SAFETY: the plugin's op on its live PD; our out-parameter.
+        let p = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), size, &mut b) });
+        if p.is_null() {
+            return Err(match Errno::last() {
+                Errno(0) => Errno::ENOMEM,
+                e => e,
+            });
+        }
+        // A plugin that answers an address without a handle broke its
+        // contract; rdma-core would give the caller garbage.
+        // SAFETY: the plugin's new buffer handle.
+        let h = unsafe { b.as_ref() }.ok_or(Errno::EIO)?;
+        Ok((
+            p as usize,
+            Buf {
+                ctx: pd.ctx.c_ptr() as usize,
+                pd: h.pd as usize,
+                addr: h.addr as usize,
+                size: h.size,
+                dmabuf_fd: h.dmabuf_fd,
+                prov: b as usize,
+            },
+        ))
+    }
+    fn free_buf(&self, ctx: &Context, buf: &Buf) {
+        match self.op65(|o| o.free_buf) {
+            // SAFETY: the plugin's own live buffer (its handle just ended).
+            Ok(f) if buf.prov != 0 => call::on(ctx, || unsafe { f(buf.prov as *mut ibv_buf65) }),
+            _ => generic::buf::free(buf),
+        }
+    }
+    fn reg_mr_ex(&self, pd: &Obj, attr: &mut ibv_mr_init_attr) -> Result<New> {
+        let Ok(f) = self.op65(|o| o.reg_mr_ex) else {
+            return generic::mr_ex::legacy(pd, attr);
+        };
+        // The plugin follows a DMA handle: only a live one of its context
+        // (held over the call) reaches it.
+        let _dmah = if attr.comp_mask & u64::from(IBV_REG_MR_MASK_DMAH) != 0 {
+            let d = crate::object::get::<ibv_dmah, Context>(attr.dmah)?;
+            if !Arc::ptr_eq(&d.ctx, &pd.ctx) {
+                return Err(Errno::EINVAL);
+            }
+            Some(d)
+        } else {
+            None
+        };
+        // SAFETY: the plugin's op on its live PD; the library's copy of the
+        // request, as rdma-core hands its own on.
+        let mr = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), attr) });
+        self.made(mr)
     }
     fn alloc_dmah(&self, ctx: &Arc<Context>, attr: Option<&ibv_dmah_init_attr>) -> Result<New> {
         let f = self.op65(|o| o.alloc_dmah)?;

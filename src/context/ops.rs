@@ -233,6 +233,32 @@ pub(crate) trait ContextOps: Send + Sync {
     fn dm_export_dmabuf_fd(&self, dm: &Obj) -> Result<c_int> {
         Err(NO)
     }
+    /// The `alloc_dm` slot (inline ibv_alloc_dm).
+    fn alloc_dm(&self, ctx: &Arc<Context>, attr: &mut ibv_alloc_dm_attr) -> Result<New> {
+        Err(NO)
+    }
+    /// The `free_dm` slot (inline ibv_free_dm).
+    fn free_dm(&self, dm: &Obj) -> Result<()> {
+        Err(NO)
+    }
+    // ---- rdma-core 64's buffers and reg_mr_ex ----
+    /// ibv_alloc_buf: the caller's address and the buffer. rdma-core's
+    /// default: page-aligned heap memory without a dma-buf.
+    fn alloc_buf(&self, pd: &Obj, size: usize) -> Result<(usize, generic::buf::Buf)> {
+        generic::buf::alloc(pd, size)
+    }
+    /// ibv_free_buf of a buffer this provider's `alloc_buf` made (its handle
+    /// already ended).
+    fn free_buf(&self, ctx: &Context, buf: &generic::buf::Buf) {
+        generic::buf::free(buf)
+    }
+    /// The provider's part of ibv_reg_mr_ex, on the library's copy of the
+    /// request (a buffer already turned into its address or dma-buf).
+    /// rdma-core's default: the request as this provider's reg_mr or
+    /// reg_dmabuf_mr.
+    fn reg_mr_ex(&self, pd: &Obj, attr: &mut ibv_mr_init_attr) -> Result<New> {
+        generic::mr_ex::legacy(pd, attr)
+    }
     // ---- rdma-core 64/65 op slots: DMA handles, completion counters ----
     /// ibv_alloc_dmah: a DMA handle (TPH steering hints).
     fn alloc_dmah(&self, ctx: &Arc<Context>, attr: Option<&ibv_dmah_init_attr>) -> Result<New> {

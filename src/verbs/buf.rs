@@ -1,22 +1,16 @@
-//! Buffers the library allocates for registration (rdma-core 64's
-//! ibv_alloc_buf / ibv_free_buf / ibv_reg_buf_mr). rdma-core's default, which
-//! its rxe provider keeps, is page-aligned heap memory; the `struct ibv_buf *`
-//! handle is opaque to C and checked here before every use.
+//! Buffers for registration (rdma-core 64's ibv_alloc_buf / ibv_free_buf /
+//! ibv_export_buf_dmabuf_fd; ibv_reg_buf_mr is in `super::mr_ex`). The
+//! context's provider makes and frees them (rdma-core's default, which rxe
+//! keeps: page-aligned heap memory); the `struct ibv_buf *` C holds is a
+//! handle of ours, checked here before every use, whatever made the buffer.
 
 use crate::abi::*;
-use crate::context::ObjRef;
+use crate::context::generic::buf::{self as generic, Buf};
+use crate::context::{Context, ObjRef};
 use crate::entry::{Errno, Result, arg_mut, set_errno};
+use crate::flags::RegMrMask as M;
 use crate::object;
 use std::ffi::{c_int, c_void};
-
-/// What a handle stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Buf {
-    /// The PD it was allocated for (address of its C struct).
-    pub pd: usize,
-    pub addr: usize,
-    pub size: usize,
-}
 
 /// Live handles: each `Buf` in a slot of the object layer's handle slab,
 /// whose address is the handle.
@@ -35,13 +29,15 @@ fn remove(handle: *mut ibv_buf) -> Result<Buf> {
     BUFS.remove(handle.cast()).ok_or(Errno::EINVAL)
 }
 
-/// Replaces IBV_REG_MR_MASK_BUF in a registration request by the address range
-/// it stands for, with rdma-core 64's checks: the buffer belongs to `pd`, `addr`
-/// is given and the range lies inside the buffer, no fd fields.
+/// Replaces IBV_REG_MR_MASK_BUF in a registration request by what the buffer
+/// stands for, with rdma-core 65's checks (the buffer belongs to `pd`, `addr`
+/// is given and the range lies inside the buffer, no fd fields): its address
+/// range, or for a dma-buf backed one its fd, offset and the address as IOVA
+/// (then no IOVA of the caller's).
 pub(crate) fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()> {
     let buf = lookup(attr.buf)?;
-    let m = attr.comp_mask;
-    if buf.pd != pd as usize || m & u64::from(IBV_REG_MR_MASK_ADDR) == 0 {
+    let mut m = M::from_bits_retain(attr.comp_mask);
+    if buf.pd != pd as usize || !m.contains(M::ADDR) {
         return Err(Errno::EINVAL);
     }
     let off = (attr.addr as usize)
@@ -50,23 +46,22 @@ pub(crate) fn resolve(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> Result<()
     if off > buf.size || attr.length > buf.size - off {
         return Err(Errno::EINVAL);
     }
-    if m & u64::from(IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET) != 0 {
+    if m.intersects(M::FD | M::FD_OFFSET) {
         return Err(Errno::EINVAL);
     }
-    attr.comp_mask &= !u64::from(IBV_REG_MR_MASK_BUF);
-    Ok(())
-}
-
-/// Page-aligned memory of `size` bytes; errno is posix_memalign's.
-fn alloc_pages(size: usize) -> Result<usize> {
-    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE);
-    let page = page.ok().flatten().unwrap_or(4096).max(4096) as usize;
-    let mut p: *mut c_void = std::ptr::null_mut();
-    // SAFETY: p is a valid out-pointer; page is a power of two.
-    match unsafe { libc::posix_memalign(&mut p, page, size) } {
-        0 => Ok(p as usize),
-        e => Err(Errno(e)),
+    m.remove(M::BUF);
+    if buf.dmabuf_fd != -1 {
+        if m.contains(M::IOVA) {
+            return Err(Errno::EINVAL);
+        }
+        m.remove(M::ADDR);
+        m |= M::FD | M::FD_OFFSET | M::IOVA;
+        attr.fd = buf.dmabuf_fd;
+        attr.fd_offset = off as u64;
+        attr.iova = attr.addr as u64;
     }
+    attr.comp_mask = m.bits();
+    Ok(())
 }
 
 #[unsafe(no_mangle)]
@@ -79,33 +74,39 @@ pub unsafe extern "C" fn ibv_alloc_buf(
     let pd: ObjRef = object::get(pd)?;
     // SAFETY: the caller's out-parameter.
     let out = unsafe { arg_mut(buf)? };
-    let addr = alloc_pages(size)?;
-    *out = insert(Buf {
-        pd: pd.c::<ibv_pd>() as usize,
-        addr,
-        size,
-    });
+    let (addr, b) = pd.ctx.ops.alloc_buf(&pd, size)?;
+    *out = insert(b);
     Ok(addr as *mut c_void)
 }
 
 #[unsafe(no_mangle)]
 #[entry(value(()))]
 pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
-    match remove(buf) {
-        // SAFETY: addr came from posix_memalign and its handle is gone.
-        Ok(b) => unsafe { libc::free(b.addr as *mut c_void) },
-        Err(e) => set_errno(e),
+    let ctx = lookup(buf).and_then(|b| object::lookup::<Context>(b.ctx as *const ibv_context));
+    match (remove(buf), ctx) {
+        (Ok(b), Ok(ctx)) => ctx.ops.free_buf(&ctx, &b),
+        // Our own memory needs no context; a provider's buffer outliving
+        // its context is the provider's no more (rdma-core would use the
+        // freed context).
+        (Ok(b), Err(_)) if b.prov == 0 => generic::free(&b),
+        (Ok(_), Err(e)) | (Err(e), _) => set_errno(e),
     }
 }
 
-/// rdma-core 65: a new fd of the dma-buf behind a buffer, ENODATA when there
-/// is none. Ours are heap memory (rdma-core's default, which rxe keeps), so
-/// a live handle is ENODATA; anything else EINVAL.
+/// rdma-core 65: a new fd (close-on-exec) of the dma-buf behind a buffer,
+/// ENODATA when there is none (heap memory: rdma-core's default, which rxe
+/// keeps); anything but a live handle EINVAL.
 #[unsafe(no_mangle)]
 #[entry(minus_one)]
 pub unsafe extern "C" fn ibv_export_buf_dmabuf_fd(buf: *mut ibv_buf) -> c_int {
-    lookup(buf)?;
-    Err::<c_int, _>(Errno(libc::ENODATA))
+    let b = lookup(buf)?;
+    if b.dmabuf_fd < 0 {
+        return Err(Errno(libc::ENODATA));
+    }
+    // SAFETY: duplicates the fd the buffer's maker holds; no memory passed.
+    #[allow(unsafe_code)]
+    let fd = unsafe { libc::fcntl(b.dmabuf_fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if fd < 0 { Err(Errno::last()) } else { Ok(fd) }
 }
 
 #[cfg(test)]
@@ -126,14 +127,21 @@ mod tests {
         }
     }
 
+    fn buf(pd: usize, dmabuf_fd: c_int) -> Buf {
+        Buf {
+            ctx: 0,
+            pd,
+            addr: 0x10000,
+            size: 0x2000,
+            dmabuf_fd,
+            prov: 0,
+        }
+    }
+
     #[test]
     fn resolve_checks_the_range_and_owner() {
         let pd = 0x1000 as *mut ibv_pd;
-        let h = insert(Buf {
-            pd: pd as usize,
-            addr: 0x10000,
-            size: 0x2000,
-        });
+        let h = insert(buf(pd as usize, -1));
         let both = IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR;
         let mut a = attr(h, 0x10000, 0x2000, both);
         assert_eq!(resolve(pd, &mut a), Ok(()));
@@ -163,11 +171,18 @@ mod tests {
     }
 
     #[test]
-    fn pages_are_aligned() {
-        let p = alloc_pages(100).unwrap();
-        assert_eq!(p % 4096, 0);
-        // SAFETY: from posix_memalign.
-        unsafe { libc::free(p as *mut c_void) };
-        assert!(alloc_pages(usize::MAX).is_err());
+    fn a_dmabuf_buffer_registers_by_its_fd() {
+        let pd = 0x1000 as *mut ibv_pd;
+        let h = insert(buf(pd as usize, 7));
+        let both = IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR;
+        let mut a = attr(h, 0x11000, 0x1000, both);
+        assert_eq!(resolve(pd, &mut a), Ok(()));
+        let fd = IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_IOVA;
+        assert_eq!(a.comp_mask, u64::from(fd));
+        assert_eq!((a.fd, a.fd_offset, a.iova), (7, 0x1000, 0x11000));
+        // The IOVA is the address then: one of the caller's is refused.
+        let mut a = attr(h, 0x11000, 0x1000, both | IBV_REG_MR_MASK_IOVA);
+        assert_eq!(resolve(pd, &mut a), Err(Errno::EINVAL));
+        assert!(remove(h).is_ok());
     }
 }

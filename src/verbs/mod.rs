@@ -14,6 +14,7 @@ pub(crate) mod comp_cntr;
 pub(crate) mod compat;
 pub(crate) mod cq;
 pub(crate) mod device;
+pub(crate) mod dm;
 pub(crate) mod dm_export;
 /// cbindgen:ignore
 pub(crate) mod dmabuf_heap;

@@ -40,6 +40,9 @@ fn fill(v: &mut verbs_context) {
     v.alloc_dmah = Some(super::dmah::ibv_alloc_dmah);
     v.dealloc_dmah = Some(super::dmah::ibv_dealloc_dmah);
     v.dm_export_dmabuf_fd = Some(super::dm_export::ibv_dm_export_dmabuf_fd);
+    // Inline ibv_alloc_dm / ibv_free_dm: DMs go through the registry.
+    v.alloc_dm = Some(super::dm::alloc_dm);
+    v.free_dm = Some(super::dm::free_dm);
 }
 
 #[entry(errno)]

@@ -1,12 +1,13 @@
 /* A test-only provider plugin of rdma-core 65's private ABI (never
  * installed): it registers with verbs_register_driver_65 for a fake device
  * (modalias fake65:*, a fake sysfs tree of discovery.sh), opens a context
- * without the kernel (no GET_CONTEXT) and sets only 65's new op slots: port
- * speed, completion counters and DMA handles. Each op prints its call, so
- * ops65.c's output shows which verbs reached the plugin. The entry points
- * are taken with dlvsym at their IBVERBS_PRIVATE_65 versions, as a plugin
- * built against rdma-core 65 binds them. Struct layouts from
- * tests/abi/private65/facts.txt. */
+ * without the kernel (no GET_CONTEXT) and sets 65's new op slots (port
+ * speed, completion counters, DMA handles, buffers, reg_mr_ex, DM export),
+ * and the older ones that make the objects they act on (PD, QP, DM, MR).
+ * Each op prints its call, so ops65.c's output shows which verbs reached
+ * the plugin. The entry points are taken with dlvsym at their
+ * IBVERBS_PRIVATE_65 versions, as a plugin built against rdma-core 65 binds
+ * them. Struct layouts from tests/abi/private65/facts.txt. */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
 #include <dlfcn.h>
@@ -15,6 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* struct verbs_context_ops of rdma-core 65: 93 slots, in its order. */
 struct ops65 {
@@ -57,6 +61,9 @@ struct device_ops {
 _Static_assert(sizeof(struct device_ops) == 72, "verbs_device_ops");
 /* struct verbs_device: the ibv_device, then the library's fields. */
 struct fake_device { struct ibv_device device; char rest[712 - sizeof(struct ibv_device)]; };
+
+/* driver.h's struct ibv_buf (opaque in verbs.h). */
+struct ibv_buf { void *addr; size_t size; struct ibv_pd *pd; int dmabuf_fd; };
 
 struct fake_ctx { struct verbs_context vctx; };
 struct fake_cntr { struct ibv_comp_cntr cc; uint64_t value, err; };
@@ -157,6 +164,194 @@ static int dealloc_dmah(struct ibv_dmah *d)
 	return 0;
 }
 
+static struct ibv_pd *alloc_pd(struct ibv_context *c)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+
+	SAY("alloc_pd");
+	if (pd)
+		pd->context = c;
+	return pd;
+}
+
+static int dealloc_pd(struct ibv_pd *pd)
+{
+	SAY("dealloc_pd");
+	free(pd);
+	return 0;
+}
+
+/* Room for 65's struct verbs_qp (the QP at its head, zeroed comp_mask). */
+static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+{
+	struct ibv_qp *qp = calloc(1, 1024);
+
+	SAY("create_qp type %d", a->qp_type);
+	if (!qp)
+		return NULL;
+	qp->context = pd->context;
+	qp->pd = pd;
+	qp->qp_num = 65;
+	qp->qp_type = a->qp_type;
+	return qp;
+}
+
+static int destroy_qp(struct ibv_qp *qp)
+{
+	SAY("destroy_qp %u", qp->qp_num);
+	free(qp);
+	return 0;
+}
+
+static int qp_attach_comp_cntr(struct ibv_qp *qp, struct ibv_comp_cntr *cc,
+			       struct ibv_qp_attach_comp_cntr_attr *a)
+{
+	SAY("qp_attach_comp_cntr qp %u counter %u ops %u", qp->qp_num, cc->handle,
+	    a ? a->op_mask : 0);
+	return 0;
+}
+
+static struct ibv_dm *alloc_dm(struct ibv_context *c, struct ibv_alloc_dm_attr *a)
+{
+	struct ibv_dm *dm = calloc(1, sizeof(*dm));
+
+	SAY("alloc_dm length %zu", a->length);
+	if (!dm)
+		return NULL;
+	dm->context = c;
+	dm->handle = 7;
+	return dm;
+}
+
+static int free_dm(struct ibv_dm *dm)
+{
+	SAY("free_dm %u", dm->handle);
+	free(dm);
+	return 0;
+}
+
+static int dm_export_dmabuf_fd(struct ibv_dm *dm)
+{
+	SAY("dm_export_dmabuf_fd %u", dm->handle);
+	return memfd_create("fake65-dm", MFD_CLOEXEC);
+}
+
+/* Buffers of 8 KiB and more are "dma-buf" backed (a memfd stands in),
+ * smaller ones heap memory, as rdma-core's default. Up to 4 are named in
+ * reg_mr_ex's lines by their number and an offset. */
+static struct ibv_buf *bufs[4];
+
+static void *alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **out)
+{
+	struct ibv_buf *b = calloc(1, sizeof(*b));
+	int fd = -1;
+	void *p = NULL;
+
+	SAY("alloc_buf size %zu", size);
+	if (!b)
+		return NULL;
+	if (size >= 8192) {
+		fd = memfd_create("fake65-buf", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, size) ||
+		    (p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+			p = NULL;
+	} else if (posix_memalign(&p, 4096, size)) {
+		p = NULL;
+	}
+	if (!p) {
+		free(b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*b = (struct ibv_buf){ .addr = p, .size = size, .pd = pd, .dmabuf_fd = fd };
+	for (int i = 0; i < 4; i++)
+		if (!bufs[i]) {
+			bufs[i] = b;
+			break;
+		}
+	*out = b;
+	return p;
+}
+
+static void free_buf(struct ibv_buf *b)
+{
+	SAY("free_buf size %zu%s", b->size, b->dmabuf_fd >= 0 ? " dma-buf" : "");
+	for (int i = 0; i < 4; i++)
+		if (bufs[i] == b)
+			bufs[i] = NULL;
+	if (b->dmabuf_fd >= 0) {
+		munmap(b->addr, b->size);
+		close(b->dmabuf_fd);
+	} else {
+		free(b->addr);
+	}
+	free(b);
+}
+
+/* Where an address is: "bufN+offset" in a buffer of ours, the small
+ * number a test gave, or "other". */
+static const char *where(uintptr_t a)
+{
+	static char s[3][32];
+	static int n;
+	char *w = s[n++ % 3];
+
+	snprintf(w, 32, a < 0x100000 ? "%#lx" : "other", (unsigned long)a);
+	for (int i = 0; i < 4; i++) {
+		struct ibv_buf *b = bufs[i];
+		if (b && a >= (uintptr_t)b->addr && a < (uintptr_t)b->addr + b->size)
+			snprintf(w, 32, "buf%d+%zu", i, (size_t)(a - (uintptr_t)b->addr));
+	}
+	return w;
+}
+
+/* An fd: "bufN" for a buffer's dma-buf, else its number. */
+static const char *fd_name(int fd)
+{
+	static char w[32];
+
+	snprintf(w, 32, "%d", fd);
+	for (int i = 0; i < 4; i++)
+		if (bufs[i] && fd >= 0 && fd == bufs[i]->dmabuf_fd)
+			snprintf(w, 32, "buf%d", i);
+	return w;
+}
+
+static struct ibv_mr *mr_of(struct ibv_pd *pd)
+{
+	struct ibv_mr *mr = calloc(1, 256); /* room for struct verbs_mr */
+
+	if (mr) {
+		mr->context = pd->context;
+		mr->lkey = mr->rkey = 0x65;
+	}
+	return mr;
+}
+
+static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *a)
+{
+	SAY("reg_mr_ex mask %#llx length %zu access %#x addr %s iova %s fd %s fd_offset %llu dmah %s",
+	    (unsigned long long)a->comp_mask, a->length, a->access,
+	    where((uintptr_t)a->addr), where(a->iova), fd_name(a->fd),
+	    (unsigned long long)a->fd_offset, a->dmah ? "given" : "NULL");
+	return mr_of(pd);
+}
+
+/* 34's registration: what rdma-core's default reg_mr_ex turns into. */
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, int access)
+{
+	SAY("reg_mr length %zu access %#x iova %s", len, access,
+	    iova == (uintptr_t)addr ? "= addr" : where(iova));
+	return mr_of(pd);
+}
+
+static int dereg_mr(struct ibv_mr *mr)
+{
+	SAY("dereg_mr");
+	free(mr);
+	return 0;
+}
+
 static void free_context(struct ibv_context *c)
 {
 	struct fake_ctx *f = (struct fake_ctx *)((char *)c - offsetof(struct verbs_context, context));
@@ -165,6 +360,11 @@ static void free_context(struct ibv_context *c)
 	uninit_ctx(&f->vctx);
 	free(f);
 }
+
+#define OPS34 \
+	.alloc_pd = alloc_pd, .dealloc_pd = dealloc_pd, .create_qp = create_qp, \
+	.destroy_qp = destroy_qp, .alloc_dm = alloc_dm, .free_dm = free_dm, \
+	.reg_mr = reg_mr, .dereg_mr = dereg_mr, .free_context = free_context,
 
 static const struct ops65 ops = {
 	.query_port_speed = query_port_speed,
@@ -179,8 +379,16 @@ static const struct ops65 ops = {
 	.read_err_comp_cntr = read_err_comp_cntr,
 	.alloc_dmah = alloc_dmah,
 	.dealloc_dmah = dealloc_dmah,
-	.free_context = free_context,
+	.qp_attach_comp_cntr = qp_attach_comp_cntr,
+	.dm_export_dmabuf_fd = dm_export_dmabuf_fd,
+	.alloc_buf = alloc_buf,
+	.free_buf = free_buf,
+	.reg_mr_ex = reg_mr_ex,
+	OPS34
 };
+
+/* The negative control: only the ops 34 had (none of 65's new ones). */
+static const struct ops65 ops34 = { OPS34 };
 
 static struct verbs_context *alloc_context(struct ibv_device *dev, int fd, void *priv)
 {
@@ -190,11 +398,8 @@ static struct verbs_context *alloc_context(struct ibv_device *dev, int fd, void 
 	f = init_ctx(dev, fd, sizeof(*f), offsetof(struct fake_ctx, vctx), 0);
 	if (!f)
 		return NULL;
-	/* FAKE65_NO_OPS: a plugin without these slots (the negative control). */
-	if (!getenv("FAKE65_NO_OPS"))
-		set_ops(&f->vctx, &ops);
-	else
-		set_ops(&f->vctx, &(struct ops65){ .free_context = free_context });
+	/* FAKE65_NO_OPS: a plugin without 65's new slots (the negative control). */
+	set_ops(&f->vctx, getenv("FAKE65_NO_OPS") ? &ops34 : &ops);
 	return &f->vctx;
 }
 

@@ -1,14 +1,18 @@
 /* The public verbs of rdma-core 65 on a context of fake65.c, a 65 plugin
  * that sets their op slots: each verb must reach the plugin's op (its
- * "plugin:" lines), and a NULL, foreign or destroyed counter or DMA handle
- * must be EINVAL before the plugin sees it. Prints one line per call;
- * discovery.sh compares the whole output with the expected text. */
+ * "plugin:" lines) with the arguments rdma-core 65 gives it, and a NULL,
+ * foreign or destroyed counter, DMA handle, QP, DM or buffer must be EINVAL
+ * before the plugin sees it. With FAKE65_NO_OPS the plugin has 34's ops
+ * only: then rdma-core's answers (its defaults, or EOPNOTSUPP). Prints one
+ * line per call; discovery.sh compares the whole output with the expected
+ * text of each run. */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(void)
 {
@@ -37,12 +41,22 @@ int main(void)
 	r = _ibv_query_comp_cntr_caps(ctx, &caps, sizeof(caps));
 	printf("query_comp_cntr_caps: %d max_counters %u\n", r, caps.max_counters);
 
+	/* The plugin's own objects the 65 verbs act on: a PD, a QP on it. */
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	printf("alloc_pd: %s\n", pd ? "ok" : strerror(errno));
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &qa);
+	printf("create_qp: %s\n", qp ? "ok" : strerror(errno));
+	if (!pd || !qp)
+		return 1;
+
 	struct ibv_comp_cntr_init_attr ca = { 0 };
 	struct ibv_comp_cntr *cc = ibv_create_comp_cntr(ctx, &ca);
 	printf("create_comp_cntr: %s, context %s\n", cc ? "ok" : strerror(errno),
 	       cc && cc->context == ctx ? "ours" : "other");
-	if (!cc)
-		return 1;
 	uint64_t v = 0, e = 0;
 	printf("set: %d\n", ibv_set_comp_cntr(cc, 5));
 	printf("inc: %d\n", ibv_inc_comp_cntr(cc, 3));
@@ -57,6 +71,13 @@ int main(void)
 	struct ibv_comp_cntr fake = { .context = ctx, .handle = 42 };
 	printf("set foreign: %d\n", ibv_set_comp_cntr(&fake, 1));
 	printf("read NULL: %d\n", ibv_read_comp_cntr(NULL, &v));
+	struct ibv_qp_attach_comp_cntr_attr aa = { .op_mask = IBV_QP_ATTACH_COMP_CNTR_OP_SEND };
+	printf("qp_attach_comp_cntr: %d\n", ibv_qp_attach_comp_cntr(qp, cc, &aa));
+	printf("qp_attach_comp_cntr NULL QP: %d\n", ibv_qp_attach_comp_cntr(NULL, cc, &aa));
+	struct ibv_qp fake_qp = { .context = ctx, .pd = pd, .qp_num = 65 };
+	printf("qp_attach_comp_cntr foreign QP: %d\n", ibv_qp_attach_comp_cntr(&fake_qp, cc, &aa));
+	printf("qp_attach_comp_cntr foreign counter: %d\n", ibv_qp_attach_comp_cntr(qp, &fake, &aa));
+	printf("qp_attach_comp_cntr NULL counter: %d\n", ibv_qp_attach_comp_cntr(qp, NULL, &aa));
 	printf("destroy: %d\n", ibv_destroy_comp_cntr(cc));
 	printf("inc destroyed: %d\n", ibv_inc_comp_cntr(cc, 1));
 	printf("destroy again: %d\n", ibv_destroy_comp_cntr(cc));
@@ -69,10 +90,97 @@ int main(void)
 	printf("dealloc_dmah again: %d\n", ibv_dealloc_dmah(d));
 	printf("dealloc_dmah NULL: %d\n", ibv_dealloc_dmah(NULL));
 
+	/* Device memory (inline ibv_alloc_dm) and its dma-buf. */
+	struct ibv_alloc_dm_attr dma = { .length = 4096 };
+	struct ibv_dm *dm = ibv_alloc_dm(ctx, &dma);
+	printf("alloc_dm: %s\n", dm ? "ok" : strerror(errno));
+	int fd = dm ? ibv_dm_export_dmabuf_fd(dm) : -1;
+	printf("dm_export_dmabuf_fd: %s\n", fd >= 0 ? "fd" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	struct ibv_dm fake_dm = { .context = ctx, .handle = 7 };
+	errno = 0;
+	fd = ibv_dm_export_dmabuf_fd(&fake_dm);
+	printf("dm_export_dmabuf_fd foreign: %d %s\n", fd, strerror(errno));
+	errno = 0;
+	fd = ibv_dm_export_dmabuf_fd(NULL);
+	printf("dm_export_dmabuf_fd NULL: %d %s\n", fd, strerror(errno));
+	printf("free_dm: %d\n", dm ? ibv_free_dm(dm) : -1);
+
+	/* Buffers: heap (4 KiB) and dma-buf backed (8 KiB) ones of the plugin. */
+	struct ibv_buf *b0 = NULL, *b1 = NULL;
+	char *p0 = ibv_alloc_buf(pd, 4096, &b0);
+	printf("alloc_buf 4096: %s\n", p0 && b0 ? "ok" : strerror(errno));
+	char *p1 = ibv_alloc_buf(pd, 8192, &b1);
+	printf("alloc_buf 8192: %s\n", p1 && b1 ? "ok" : strerror(errno));
+	if (!p0 || !p1)
+		return 1;
+	errno = 0;
+	fd = ibv_export_buf_dmabuf_fd(b0);
+	printf("export_buf_dmabuf_fd 4096: %d %s\n", fd, strerror(errno));
+	errno = 0;
+	fd = ibv_export_buf_dmabuf_fd(b1);
+	printf("export_buf_dmabuf_fd 8192: %s\n", fd >= 0 ? "fd" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = ibv_export_buf_dmabuf_fd((struct ibv_buf *)p0);
+	printf("export_buf_dmabuf_fd foreign: %d %s\n", fd, strerror(errno));
+	int acc = IBV_ACCESS_LOCAL_WRITE;
+	struct ibv_mr *m0 = ibv_reg_buf_mr(pd, b0, p0 + 1024, 2048, acc);
+	printf("reg_buf_mr 4096: %s addr %s length %zu\n", m0 ? "ok" : strerror(errno),
+	       m0 && m0->addr == p0 + 1024 ? "given" : "other", m0 ? m0->length : 0);
+	struct ibv_mr *m1 = ibv_reg_buf_mr(pd, b1, p1 + 4096, 4096, acc);
+	printf("reg_buf_mr 8192: %s addr %s\n", m1 ? "ok" : strerror(errno),
+	       m1 && m1->addr == (void *)4096 ? "fd offset" : m1 && m1->addr == p1 + 4096 ? "given" : "other");
+	errno = 0;
+	printf("reg_buf_mr past the end: %s\n", ibv_reg_buf_mr(pd, b0, p0 + 4096, 1, acc) ? "ok" : strerror(errno));
+	errno = 0;
+	printf("reg_buf_mr foreign: %s\n", ibv_reg_buf_mr(pd, (struct ibv_buf *)p0, p0, 1, acc) ? "ok" : strerror(errno));
+	errno = 0;
+	printf("reg_buf_mr NULL: %s\n", ibv_reg_buf_mr(pd, NULL, p0, 1, acc) ? "ok" : strerror(errno));
+	struct ibv_mr_init_attr ra = {
+		.length = 512, .access = acc, .addr = p0, .iova = 0x1000,
+		.comp_mask = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA,
+		.fd = 99, .fd_offset = 5, /* not in the mask: the plugin sees 0 */
+	};
+	struct ibv_mr *m2 = ibv_reg_mr_ex(pd, &ra);
+	printf("reg_mr_ex addr+iova: %s\n", m2 ? "ok" : strerror(errno));
+	struct ibv_dmah *dh = ibv_alloc_dmah(ctx, NULL);
+	ra.comp_mask = IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_DMAH;
+	ra.dmah = dh;
+	struct ibv_mr *m3 = ibv_reg_mr_ex(pd, &ra);
+	printf("reg_mr_ex dmah: %s\n", m3 ? "ok" : strerror(errno));
+	errno = 0;
+	printf("reg_mr_ex NULL PD: %s\n", ibv_reg_mr_ex(NULL, &ra) ? "ok" : strerror(errno));
+	struct ibv_dmah fake_dh = { .context = ctx };
+	ra.dmah = &fake_dh;
+	errno = 0;
+	printf("reg_mr_ex foreign dmah: %s\n", ibv_reg_mr_ex(pd, &ra) ? "ok" : strerror(errno));
+	ra.dmah = NULL;
+	errno = 0;
+	printf("reg_mr_ex NULL dmah: %s\n", ibv_reg_mr_ex(pd, &ra) ? "ok" : strerror(errno));
+	struct ibv_mr *mrs[] = { m0, m1, m2, m3 };
+	for (int i = 0; i < 4; i++)
+		if (mrs[i])
+			printf("dereg_mr: %d\n", ibv_dereg_mr(mrs[i]));
+	if (dh)
+		ibv_dealloc_dmah(dh);
+	ibv_free_buf(b0);
+	ibv_free_buf(b1);
+	errno = 0;
+	ibv_free_buf(b1);
+	printf("free_buf again: %s\n", strerror(errno));
+	errno = 0;
+	ibv_free_buf(NULL);
+	printf("free_buf NULL: %s\n", strerror(errno));
+	printf("destroy_qp: %d\n", ibv_destroy_qp(qp));
+
 	/* Left for close: the plugin destroys them before its context. */
 	cc = ibv_create_comp_cntr(ctx, NULL);
 	d = ibv_alloc_dmah(ctx, NULL);
-	printf("left: %s %s\n", cc ? "counter" : "-", d ? "dmah" : "-");
+	dm = ibv_alloc_dm(ctx, &dma);
+	printf("left: %s %s %s pd\n", cc ? "counter" : "-", d ? "dmah" : "-", dm ? "dm" : "-");
 	printf("close: %d\n", ibv_close_device(ctx));
 	ibv_free_device_list(l);
 	return 0;

@@ -9,12 +9,14 @@
 
 pub(crate) mod ah_wc;
 pub(crate) mod async_event;
+pub(crate) mod buf;
 pub(crate) mod channel;
 pub(crate) mod device;
 pub(crate) mod eth_l2;
 pub(crate) mod gid;
 pub(crate) mod mcast;
 pub(crate) mod mr;
+pub(crate) mod mr_ex;
 pub(crate) mod mw;
 pub(crate) mod pd;
 pub(crate) mod pkey;

@@ -140,7 +140,7 @@ static CORE_SUPPORT: AtomicU64 = AtomicU64::new(UNKNOWN);
 /// without that method. The same for every device of this kernel. Inlined:
 /// after the first registration, one load.
 #[inline(always)]
-fn core_support(ctx: &Context) -> u64 {
+pub(crate) fn core_support(ctx: &Context) -> u64 {
     let v = CORE_SUPPORT.load(Ordering::Relaxed);
     if v != UNKNOWN {
         return v;
