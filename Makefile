@@ -176,8 +176,10 @@ vm-test-two-hosts: all
 	TWO_HOSTS_SUITE=full vm/run-two-hosts-tests.sh
 
 # The .deb installed over Debian's libibverbs1 in a throwaway overlay root in
-# the VM, the client programs on it, then removed; and a C program linked with
-# libibverbs.a alone. One VM boot (vm/run-pkg-tests.sh).
+# the VM, the client programs on it, then removed; the same over the
+# libibverbs1 of each release root (PKG_TEST_RELEASES, default trixie sid);
+# and a C program linked with libibverbs.a alone. One VM boot
+# (vm/run-pkg-tests.sh).
 pkg-test: deb static
 	vm/run-pkg-tests.sh
 

@@ -5,10 +5,14 @@
 #    an RC send on rxe0 with no libibverbs.so.1 loadable or mapped;
 #  - the .debs (make deb): installed with dpkg over Debian's libibverbs1 and
 #    libibverbs-dev in a throwaway overlay root, every installed consumer then
-#    runs on ours, and purging them gives Debian's files back byte for byte.
+#    runs on ours, and purging them gives Debian's files back byte for byte;
+#  - libibverbs1-rs over each Debian release's libibverbs1 (an overlay of each
+#    root of scripts/release-root.sh): the release's programs run on ours,
+#    purging it gives that libibverbs1's files back byte for byte.
 # Exit status 0 when every check passed. Logs: vm/out/pkg-test/.
 # Settings: PKG_TEST_SUITE (regex of vm/guest/tests.sh case names run before
-# and after the install), VM_KERNEL, VM_TIMEOUT (whole boot, default 1800 s).
+# and after the install), PKG_TEST_RELEASES (release roots, default
+# "trixie sid"; empty: none), VM_KERNEL, VM_TIMEOUT (whole boot, default 1800 s).
 set -euo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 . "$(dirname "$0")/lib.sh"
@@ -16,6 +20,8 @@ VM_TIMEOUT=${VM_TIMEOUT:-1800}
 for f in "$REPO/build/lib/libibverbs.a" "$REPO"/build/deb/libibverbs1-rs_*.deb "$REPO"/build/deb/libibverbs-rs-dev_*.deb; do
   [ -e "$f" ] || vm_die "$f is missing: run 'make static deb' first"
 done
+RELEASES=${PKG_TEST_RELEASES-trixie sid}
+for s in $RELEASES; do "$REPO/scripts/release-root.sh" "$s" >/dev/null; done
 vm_prepare
 run=$VM_OUT/pkg-test; [ "$VM_KERNEL" = stable ] || run=$run-$VM_KERNEL
 rm -rf "$run"; mkdir -p "$run"; chmod 755 "$run"
@@ -42,7 +48,7 @@ done | sort -u -k2 > "$run/consumers.txt"
 # ... and what they import from libibverbs (name@IBVERBS_x), all of which the
 # packaged library must define, as the dynamic linker will require.
 ours=$run/ours.so
-dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ./usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0 > "$ours"
+dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ./usr/lib/x86_64-linux-gnu/libibverbs1-rs/libibverbs.so.1 > "$ours"
 readelf -W --dyn-syms "$ours" | awk '$7 != "UND" && $8 ~ /@/ {sub("@@", "@", $8); print $8}' | sort -u > "$run/ours.defined"
 cut -d' ' -f2 "$run/consumers.txt" | xargs readelf -W --dyn-syms 2>/dev/null |
   awk '$7 == "UND" && $8 ~ /@IBVERBS_/ {print $8}' | sort -u > "$run/consumers.imports"
@@ -58,6 +64,8 @@ awk -F'\t' '{printf "  %s %-34s %s\n", ($2 == "pass" ? "PASS" : "FAIL"), $1, $3}
 
 {
   [ -n "${PKG_TEST_SUITE:-}" ] && printf 'export PKG_TEST_SUITE=%q\n' "$PKG_TEST_SUITE"
+  printf 'export PKG_TEST_RELEASES=%q\n' "$RELEASES"
+  [ -n "${RELEASE_ROOTS:-}" ] && printf 'export RELEASE_ROOTS=%q\n' "$RELEASE_ROOTS"
   echo "exec bash '$REPO/vm/guest/pkg-tests.sh'"
 } > "$run/cmd.sh"
 echo "$REPO" > "$run/cwd"
@@ -71,7 +79,9 @@ pass=$(awk -F'\t' '$2 == "pass"' "$run/pkg-results.tsv" 2>/dev/null | wc -l)
 fail=$(awk -F'\t' '$2 != "pass"' "$run/pkg-results.tsv" 2>/dev/null | wc -l)
 echo
 if [ "$brc" != 0 ]; then echo "pkg-test: the VM run did not complete (status $brc; see ${run#$REPO/}/console.log)"; fail=$((fail + 1)); fi
-for need in static/full/run static/libibverbs-only/run deb/dpkg-install deb/ldd-consumers deb/suite-installed deb/debian-back; do
+needs="static/full/run static/libibverbs-only/run deb/dpkg-install deb/ldd-consumers deb/suite-installed deb/debian-back"
+for s in $RELEASES; do needs="$needs rel/$s/dpkg-install rel/$s/ibv_devinfo-v rel/$s/ibv_rc_pingpong rel/$s/ib_send_lat rel/$s/files-back"; done
+for need in $needs; do
   grep -q "^$need	pass" "$run/pkg-results.tsv" 2>/dev/null || { echo "pkg-test: check $need did not pass"; fail=$((fail + 1)); }
 done
 echo "pkg-test: kernel $VM_KVER, total $(( $(date +%s) - t0 ))s"

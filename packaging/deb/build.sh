@@ -20,7 +20,7 @@ OUT=${1:-$REPO/build/deb}
 ARCH=$(dpkg --print-architecture)
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 LIBDIR=/usr/lib/$MA
-SOFILE=libibverbs.so.1.14.44.0          # the file name libibverbs1 (44.x) ships
+OURS=$LIBDIR/libibverbs1-rs/libibverbs.so.1  # our library; libibverbs1's file links here
 UPSTREAM=$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -1)
 VERSION=$UPSTREAM-1
 STASH=$LIBDIR/libibverbs-rs/debian      # where Debian's diverted files wait
@@ -33,9 +33,9 @@ for f in "$SO" "$AR" "$REPO/include/infiniband/verbs.h"; do
 done
 command -v dpkg-deb >/dev/null || { echo "deb: dpkg-deb is missing (apt-get install dpkg)" >&2; exit 2; }
 
-# Debian's version range whose file names we replace: 44.x (SONAME file
-# libibverbs.so.1.14.44.0). A later libibverbs1 ships another file name, so the
-# packages refuse to sit on top of it rather than silently stop replacing it.
+# libibverbs1 from 44.0 on: its library file (libibverbs.so.1.14.44.0 in 44,
+# 1.14.56.1 in 56.1, 1.18.65.0 in 65) is found at install time. The headers
+# of libibverbs-rs-dev are rdma-core 44's API, so that package stays on 44.x.
 RANGE_LO=44.0 RANGE_HI=45~
 
 rm -rf "$OUT"; mkdir -p "$OUT"
@@ -56,14 +56,20 @@ doc() {
 }
 
 # scripts PKG DEBIAN-DIR FILE...: preinst/postrm diverting FILEs (absolute paths)
-# into $STASH, keeping each file's path below it.
+# into $STASH, keeping each file's path below it. PKG.preinst/PKG.postrm, when
+# present, are used instead (they find their files at install time).
 scripts() {
   local pkg=$1 dir=$2; shift 2
-  local list="" f
+  local list="" f s t
   for f in "$@"; do list="$list $f"; done
-  sed -e "s|@PACKAGE@|$pkg|g" -e "s|@STASH@|$STASH|g" -e "s|@FILES@|${list# }|g" "$HERE/preinst" > "$dir/preinst"
-  sed -e "s|@PACKAGE@|$pkg|g" -e "s|@STASH@|$STASH|g" -e "s|@FILES@|${list# }|g" "$HERE/postrm" > "$dir/postrm"
-  chmod 0755 "$dir/preinst" "$dir/postrm"
+  for s in preinst postinst postrm; do
+    t=$HERE/$s; [ -e "$HERE/$pkg.$s" ] && t=$HERE/$pkg.$s
+    [ -e "$t" ] || continue
+    # (#DIVERT#: the shared divert_all function of PKG.divert)
+    sed -e "/^#DIVERT#\$/{r $HERE/$pkg.divert" -e 'd}' "$t" |
+      sed -e "s|@PACKAGE@|$pkg|g" -e "s|@STASH@|$STASH|g" -e "s|@OURS@|$OURS|g" -e "s|@FILES@|${list# }|g" > "$dir/$s"
+    chmod 0755 "$dir/$s"
+  done
 }
 
 # control PKG DEBIAN-DIR FIELDS...: the control file, md5sums, Installed-Size.
@@ -85,25 +91,27 @@ control() {
 
 # --- libibverbs1-rs -----------------------------------------------------------
 pkg=libibverbs1-rs; root=$work/$pkg
-install -d "$root/DEBIAN" "$root$LIBDIR"
+install -d "$root/DEBIAN" "$root$(dirname "$OURS")"
 # As dh_strip would: no debug sections, no symbol table beyond .dynsym
 # (.gnu.version* and the SONAME are kept).
-objcopy --strip-unneeded --remove-section=.comment --remove-section=.note "$SO" "$root$LIBDIR/$SOFILE"
-chmod 0644 "$root$LIBDIR/$SOFILE"
+objcopy --strip-unneeded --remove-section=.comment --remove-section=.note "$SO" "$root$OURS"
+chmod 0644 "$root$OURS"
 doc $pkg "$root"
-scripts $pkg "$root/DEBIAN" "$LIBDIR/$SOFILE"
+scripts $pkg "$root/DEBIAN"
 # Binaries built against this package depend on Debian's libibverbs1 (same ABI,
 # and it stays installed beneath us): the same shlibs line as libibverbs1's.
 echo "libibverbs 1 libibverbs1 (>= 44.0)" > "$root/DEBIAN/shlibs"
-printf 'activate-noawait ldconfig\n' > "$root/DEBIAN/triggers"
+# A libibverbs1 upgrade reinstalls its libibverbs.so.1 link: postinst then
+# diverts the library file of the new version's name.
+printf 'interest-noawait %s/libibverbs.so.1\n' "$LIBDIR" > "$root/DEBIAN/triggers"
 chmod 0644 "$root/DEBIAN/shlibs" "$root/DEBIAN/triggers"
 # Run-time dependencies of the stripped library, as dpkg-shlibdeps computes them.
 mkdir -p "$work/shlibdeps/debian"
 printf 'Source: libibverbs-rs\n\nPackage: %s\nArchitecture: any\n' $pkg > "$work/shlibdeps/debian/control"
-shdeps=$(cd "$work/shlibdeps" && dpkg-shlibdeps -O -e"$root$LIBDIR/$SOFILE" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shdeps=$(cd "$work/shlibdeps" && dpkg-shlibdeps -O -e"$root$OURS" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shdeps" ] || shdeps="libc6 (>= 2.34), libgcc-s1 (>= 4.2)"
 control $pkg "$root/DEBIAN" \
-  "Depends: libibverbs1 (>= $RANGE_LO), libibverbs1 (<< $RANGE_HI), $shdeps" \
+  "Depends: libibverbs1 (>= $RANGE_LO), $shdeps" \
   "Section: libs" "Priority: optional" \
   "Description: memory-safe libibverbs.so.1 written in Rust (replaces libibverbs1's)" \
   " A drop-in for rdma-core's libibverbs (RDMA verbs), written in Rust: the" \
@@ -111,7 +119,7 @@ control $pkg "$root/DEBIAN" \
   " the rxe (Soft-RoCE) provider built in." \
   " ." \
   " Installing this package diverts libibverbs1's library file with" \
-  " dpkg-divert and puts this one at its path, so that every program and" \
+  " dpkg-divert and links its path to this one, so that every program and" \
   " library linked with libibverbs.so.1 runs on it. Removing it gives" \
   " libibverbs1's file back."
 dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${pkg}_${VERSION}_${ARCH}.deb" >/dev/null

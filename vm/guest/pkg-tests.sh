@@ -17,7 +17,9 @@ set -u
 STAGE=${1:-top}
 RES=$OUTDIR/pkg-results.tsv
 MA=x86_64-linux-gnu
-SOFILE=/usr/lib/$MA/libibverbs.so.1.14.44.0
+SOFILE=/usr/lib/$MA/libibverbs.so.1.14.44.0     # Debian 12's libibverbs1 file
+OURS=/usr/lib/$MA/libibverbs1-rs/libibverbs.so.1 # where the package puts ours
+ROOTS=${RELEASE_ROOTS:-/var/cache/libibverbs-rs/roots}
 STASH=/usr/lib/$MA/libibverbs-rs/debian
 DEBS=$(echo "$REPO"/build/deb/libibverbs1-rs_*.deb "$REPO"/build/deb/libibverbs-rs-dev_*.deb)  # one line: it goes into sh -c strings
 # The client programs run before and after (names of vm/guest/tests.sh cases).
@@ -68,7 +70,116 @@ if [ "$STAGE" = top ]; then
   mount --bind "$OUTDIR" "$O/root$OUTDIR"
   chroot $O/root /usr/bin/env -i PATH="$PATH" HOME=/root LANG=C.UTF-8 REPO="$REPO" OUTDIR="$OUTDIR" \
     NDEV="${NDEV:-2}" IN_VM=1 PKG_TEST_SUITE="$SUITE" bash "$REPO/vm/guest/pkg-tests.sh" root
+  # Each Debian release root (scripts/release-root.sh) the same way, in an
+  # overlay of its own: ours over that release's libibverbs1 (stage "release").
+  for suite in ${PKG_TEST_RELEASES-trixie sid}; do
+    t=$(date +%s) R=$O/$suite
+    if [ ! -f "$ROOTS/$suite/.release-root" ]; then bad "rel/$suite/root" "no $suite root in $ROOTS (make release-roots)"; continue; fi
+    mkdir -p $R/up $R/work $R/root
+    if ! mount -t overlay overlay -o lowerdir="$ROOTS/$suite",upperdir=$R/up,workdir=$R/work $R/root; then
+      bad "rel/$suite/overlay" "cannot mount an overlay of $ROOTS/$suite"; continue
+    fi
+    mount -t proc proc $R/root/proc
+    mount --rbind /sys $R/root/sys
+    mount --rbind /dev $R/root/dev
+    mount -t tmpfs tmpfs $R/root/run
+    mkdir -p "$R/root$REPO" && mount --rbind "$REPO" "$R/root$REPO"
+    chroot $R/root /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 REPO="$REPO" OUTDIR="$OUTDIR" \
+      bash "$REPO/vm/guest/pkg-tests.sh" release "$suite"
+    umount -R $R/root; rm -rf $R
+    echo "pkg-test: $suite root checked in $(( $(date +%s) - t )) s"
+  done
   # The throwaway root goes away with the VM; the host root was never written.
+  exit 0
+fi
+
+# --- stage release SUITE: inside an overlay of a Debian release root -----------
+# libibverbs1-rs over the release's libibverbs1 (whatever file name its version
+# gives), the release's programs on it, then purged: every file and link of
+# the release's libibverbs1 must be back byte for byte.
+if [ "$STAGE" = release ]; then
+  S=$2 P=rel/$2 R=$W/$2
+  mkdir -p "$R"; cd /
+  VER=$(dpkg-query -W -f='${Version}' libibverbs1)
+  # One line per file of libibverbs1: its checksum, or a link's target.
+  rel_files() {
+    dpkg -L libibverbs1 | while read -r f; do
+      if [ -L "$f" ]; then echo "link $(readlink "$f") $f"; elif [ -f "$f" ]; then sha256sum "$f"; fi
+    done
+  }
+  rel_files > "$R/before.sha"
+  LIBF=$(dpkg -L libibverbs1 | grep -m1 '/libibverbs\.so\.1\.[0-9.]*[0-9]$')
+  REL_SHA=$(sha "$LIBF")
+  ok "$P/baseline" "libibverbs1 $VER: $(wc -l < "$R/before.sha") files and links, the library $LIBF"
+  OUR_SHA=$(dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ".$OURS" | sha256sum | cut -c1-64)
+  # traced TAG CMD...: CMD under LD_DEBUG=libs; output in $R/TAG.out, status in $R/TAG.rc.
+  traced() {
+    local tag=$1; shift
+    rm -f "$R/$tag.ld".*
+    LD_DEBUG=libs LD_DEBUG_OUTPUT=$R/$tag.ld timeout -k 5 90 "$@" > "$R/$tag.out" 2> "$R/$tag.err" < /dev/null
+    echo $? > "$R/$tag.rc"
+  }
+  # loaded TAG: the real file of the libibverbs.so.1 each traced process
+  # initialised (one line per distinct file; "none" if none did).
+  loaded() {
+    local f
+    for f in $(grep -h -m1 -oE 'calling init: [^ ]*/libibverbs\.so\.1' "$R/$1.ld".* 2>/dev/null | sed 's/calling init: //'); do
+      readlink -f "$f"
+    done | sort -u | grep . || echo none
+  }
+  traced own.ibv_devices ibv_devices
+  traced own.ibv_devinfo-v ibv_devinfo -v
+
+  check "$P/dpkg-install" dpkg -i "$REPO"/build/deb/libibverbs1-rs_*.deb
+  check "$P/diverted" sh -c "[ \"\$(dpkg-divert --listpackage $LIBF)\" = libibverbs1-rs ] && [ \"\$(readlink -f $LIBF)\" = $OURS ] && [ \"\$(sha256sum < $OURS | cut -c1-64)\" = $OUR_SHA ] && [ \"\$(sha256sum < $STASH$LIBF | cut -c1-64)\" = $REL_SHA ] && echo '$LIBF links to ours; $VER'\''s file intact at $STASH$LIBF'"
+  check "$P/dpkg-audit" sh -c '[ -z "$(dpkg --audit)" ] && apt-get check -qq && echo "dpkg --audit: nothing to report; apt-get check: satisfied"'
+
+  # ibv_devices and ibv_devinfo -v print on ours what they printed on the release's.
+  rel_single() { # NAME CMD...
+    local n=$1 l; shift
+    traced "ours.$n" "$@"
+    l=$(loaded "ours.$n")
+    if [ "$(cat "$R/ours.$n.rc")" = 0 ] && [ "$(cat "$R/own.$n.rc")" = 0 ] && cmp -s "$R/own.$n.out" "$R/ours.$n.out" && [ "$l" = "$OURS" ]; then
+      ok "$P/$n" "exit 0, $(wc -l < "$R/ours.$n.out") lines as on $VER's library; loaded $l"
+    else bad "$P/$n" "exit $(cat "$R/ours.$n.rc") (own $(cat "$R/own.$n.rc")), loaded $l, $(diff "$R/own.$n.out" "$R/ours.$n.out" | grep -m1 '^[<>]')"; fi
+  }
+  rel_single ibv_devices ibv_devices
+  rel_single ibv_devinfo-v ibv_devinfo -v
+
+  # rel_pair NAME 'COMMAND' (the client adds the server's address): the
+  # server's /proc/PID/maps must name our file, the client's LD_DEBUG trace
+  # must show it initialised a libibverbs.so.1 that is our file.
+  port=19500
+  rel_pair() {
+    local name=$1 cmd=$2 spid m i rs l
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    ${cmd//@PORT@/$port} > "$R/$name.server.out" 2>&1 < /dev/null &
+    spid=$!
+    for i in $(seq 1 400); do ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break; kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+    m=$(awk '$6 ~ /\/libibverbs\.so\.1/ {print $6}' "/proc/$spid/maps" 2>/dev/null | sort -u | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    traced "$name.client" ${cmd//@PORT@/$port} 10.0.0.1
+    for i in $(seq 1 300); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+    kill $spid 2>/dev/null; wait $spid; rs=$?
+    l=$(loaded "$name.client")
+    if [ "$rs" = 0 ] && [ "$(cat "$R/$name.client.rc")" = 0 ] && [ "$m" = "$OURS " ] && [ "$l" = "$OURS" ]; then
+      ok "$P/$name" "server and client exit 0; the server maps $OURS, the client loaded it"
+    else bad "$P/$name" "server exit $rs, client exit $(cat "$R/$name.client.rc"); server maps '${m% }', client loaded '$l': $(tail -1 "$R/$name.client.err")"; fi
+  }
+  rel_pair ibv_rc_pingpong "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p @PORT@"
+  rel_pair ib_send_lat "ib_send_lat -d rxe0 -x 1 -F -n 100 -p @PORT@"
+
+  check "$P/dpkg-purge" dpkg --purge libibverbs1-rs
+  rel_files > "$R/after.sha"
+  if cmp -s "$R/before.sha" "$R/after.sha"; then ok "$P/files-back" "all $(wc -l < "$R/after.sha") files and links of libibverbs1 $VER byte for byte as before"
+  else bad "$P/files-back" "$(diff "$R/before.sha" "$R/after.sha" | grep -m1 '^[<>]')"; fi
+  check "$P/dpkg-verify" sh -c 'out=$(dpkg --verify libibverbs1 2>&1); [ -z "$out" ] && ! dpkg-divert --list | grep -q libibverbs1-rs && [ ! -e '"$(dirname "$OURS")"' ] && ! dpkg -s libibverbs1-rs >/dev/null 2>&1 && echo "dpkg --verify libibverbs1: clean; no diversion, file or package of ours left" || { echo "$out"; exit 1; }'
+  traced after.devinfo-v ibv_devinfo -v
+  l=$(loaded after.devinfo-v)
+  if [ "$(cat "$R/after.devinfo-v.rc")" = 0 ] && cmp -s "$R/own.ibv_devinfo-v.out" "$R/after.devinfo-v.out" && [ "$l" = "$(readlink -f "$LIBF")" ] && [ "$(sha "$l")" = "$REL_SHA" ]; then
+    ok "$P/release-runs" "ibv_devinfo -v on $VER's library again ($l), as before the install"
+  else bad "$P/release-runs" "exit $(cat "$R/after.devinfo-v.rc"), loaded $l"; fi
   exit 0
 fi
 
@@ -121,10 +232,10 @@ suite debian "$SUITE_REF"
 
 # --- install ------------------------------------------------------------------
 check deb/dpkg-install dpkg -i $DEBS
-OUR_SHA=$(dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ".$SOFILE" | sha256sum | cut -c1-64)
-check deb/installed-file sh -c "[ \"\$(sha256sum < $SOFILE | cut -c1-64)\" = $OUR_SHA ] && [ $OUR_SHA != $DEB_SHA ] && echo '$SOFILE is the packaged library, not Debian'\''s'"
+OUR_SHA=$(dpkg-deb --fsys-tarfile "$REPO"/build/deb/libibverbs1-rs_*.deb | tar -xO ".$OURS" | sha256sum | cut -c1-64)
+check deb/installed-file sh -c "[ \"\$(readlink -f $SOFILE)\" = $OURS ] && [ \"\$(sha256sum < $SOFILE | cut -c1-64)\" = $OUR_SHA ] && [ $OUR_SHA != $DEB_SHA ] && echo '$SOFILE links to the packaged library, not Debian'\''s'"
 check deb/diverted sh -c "[ \"\$(dpkg-divert --listpackage $SOFILE)\" = libibverbs1-rs ] && [ \"\$(sha256sum < $STASH$SOFILE | cut -c1-64)\" = $DEB_SHA ] && echo \"Debian's file intact at $STASH$SOFILE; \$(dpkg-divert --list | grep -c 'by libibverbs-rs-dev') dev files diverted\""
-check deb/ldconfig sh -c "l=\$(ldconfig -p | awk '\$1 == \"libibverbs.so.1\" {print \$NF; exit}'); [ \"\$(readlink -f \$l)\" = $SOFILE ] && echo \"ldconfig cache: \$l -> \$(readlink -f \$l)\""
+check deb/ldconfig sh -c "l=\$(ldconfig -p | awk '\$1 == \"libibverbs.so.1\" {print \$NF; exit}'); [ \"\$(readlink -f \$l)\" = $OURS ] && echo \"ldconfig cache: \$l -> \$(readlink -f \$l)\""
 check deb/dpkg-audit sh -c '[ -z "$(dpkg --audit)" ] && echo "dpkg --audit: nothing to report"'
 check deb/apt-check sh -c 'apt-get check -qq && echo "apt-get check: dependencies satisfied"'
 # Reinstalling (dpkg's upgrade path: preinst upgrade, old postrm upgrade) keeps the diversions.
@@ -136,16 +247,16 @@ check deb/apt-installable sh -c 'out=$(apt-get -s -o Debug::NoLocking=1 install 
 
 # Every installed consumer of libibverbs.so.1 now resolves it to our file.
 ldd_report > "$W/ldd.after"
-n=$(wc -l < "$W/ldd.after"); wrong=$(awk -v s=$SOFILE '$3 != s' "$W/ldd.after" | wc -l)
+n=$(wc -l < "$W/ldd.after"); wrong=$(awk -v s=$OURS '$3 != s' "$W/ldd.after" | wc -l)
 if [ "$n" -gt 0 ] && [ "$wrong" = 0 ] && [ "$(sha "$SOFILE")" = "$OUR_SHA" ]; then
   ok deb/ldd-consumers "$n ELF files of $(cut -d' ' -f1 "$W/ldd.after" | sort -u | wc -l) packages resolve libibverbs.so.1 to ours ($(cut -d' ' -f1 "$W/ldd.after" | sort -u | tr '\n' ' '))"
-else bad deb/ldd-consumers "$wrong of $n consumers do not resolve to $SOFILE"; fi
+else bad deb/ldd-consumers "$wrong of $n consumers do not resolve to $OURS"; fi
 # A running process maps our file (a ping-pong server waiting for its client).
 ibv_rc_pingpong -d rxe0 -g 1 -p 18515 > /dev/null 2>&1 &
 pp=$!; sleep 2
 m=$(grep libibverbs "/proc/$pp/maps" 2>/dev/null | awk '{print $5, $6}' | sort -u | head -1)
 kill $pp 2>/dev/null; wait $pp 2>/dev/null
-if [ -n "$m" ] && [ "${m#* }" = "$SOFILE" ] && [ "${m% *}" = "$(stat -L -c %i "$SOFILE")" ]; then ok deb/proc-maps "ibv_rc_pingpong maps $SOFILE (inode ${m% *}: our file)"
+if [ -n "$m" ] && [ "${m#* }" = "$OURS" ] && [ "${m% *}" = "$(stat -L -c %i "$SOFILE")" ]; then ok deb/proc-maps "ibv_rc_pingpong maps $OURS (inode ${m% *}, the file $SOFILE links to)"
 else bad deb/proc-maps "ibv_rc_pingpong maps: ${m:-no libibverbs}"; fi
 
 if [ $have_pyverbs = 1 ]; then
@@ -162,7 +273,7 @@ check deb/dev-header sh -c "h=\$(echo '#include <infiniband/verbs.h>' | cc -E -M
 check deb/dev-pkgconfig sh -c 'l=$(echo $(pkg-config --static --libs libibverbs)); echo "pkg-config --static --libs libibverbs: $l"; [ "$l" = "-libverbs -lpthread -ldl -lm -lrt -lutil" ]'
 check deb/dev-static-build sh -c "cc -std=gnu11 -O1 -static -o $W/static_rc_installed -I$REPO/c-tests $REPO/tests/static/static_rc.c \$(pkg-config --static --cflags --libs libibverbs) 2>$W/static-build.log && ! ldd $W/static_rc_installed >/dev/null 2>&1 && echo 'cc -static \$(pkg-config --static --cflags --libs libibverbs): a static executable'"
 check deb/dev-static-run "$W/static_rc_installed"
-check deb/dev-dynamic-build sh -c "cc -std=gnu11 -O1 -o $W/static_rc_so -I$REPO/c-tests $REPO/tests/static/static_rc.c -libverbs && [ \"\$(readlink -f \$(ldd $W/static_rc_so | awk '\$1 == \"libibverbs.so.1\" {print \$3}'))\" = $SOFILE ] && echo 'cc ... -libverbs links libibverbs.so.1 (ours)'"
+check deb/dev-dynamic-build sh -c "cc -std=gnu11 -O1 -o $W/static_rc_so -I$REPO/c-tests $REPO/tests/static/static_rc.c -libverbs && [ \"\$(readlink -f \$(ldd $W/static_rc_so | awk '\$1 == \"libibverbs.so.1\" {print \$3}'))\" = $OURS ] && echo 'cc ... -libverbs links libibverbs.so.1 (ours)'"
 
 # --- remove and purge ---------------------------------------------------------
 check deb/dpkg-remove dpkg -r libibverbs-rs-dev libibverbs1-rs
