@@ -24,8 +24,11 @@ int ibv_cmd_create_counters(struct ibv_context *ctx, struct ibv_counters_init_at
 int ibv_cmd_query_mr(struct ibv_pd *pd, void *vmr, uint32_t mr_handle);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
 		      struct ibv_sge *sg_list, uint32_t num_sge);
+/* rdma-core 56.1 added the driver's command buffer to this one within
+ * IBVERBS_PRIVATE_34 (and 65 keeps it): passing NULL suits every release,
+ * since 44's seven-argument form ignores the eighth. */
 int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
-			  int fd, int access, void *vmr);
+			  int fd, int access, void *vmr, void *driver);
 int ibv_cmd_rereg_mr(void *vmr, uint32_t flags, void *addr, size_t length, uint64_t hca_va,
 		     int access, struct ibv_pd *pd, void *cmd, size_t cmd_sz, void *resp,
 		     size_t resp_sz);
@@ -352,7 +355,7 @@ int main(void)
 		       EOPNOTSUPP);
 	}
 	clear();
-	expect("reg_dmabuf_mr", ibv_cmd_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0, obj),
+	expect("reg_dmabuf_mr", ibv_cmd_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0, obj, NULL),
 	       EOPNOTSUPP);
 
 	/* rereg_mr through the kernel on the real MR (struct ibv_rereg_mr: 8 + 48). */
