@@ -61,7 +61,8 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
   printf '%-6s %-8s %-40s %6s  %s\n' RESULT LIB CASE SECS DETAIL
   awk -F'\t' '{ printf "%-6s %-8s %-40s %6s  %s\n", ($3 == "pass" ? "PASS" : "FAIL"), $1, $2, $4, $5 }' "$run/results.tsv" | cut -c1-220
   echo
-  for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out; do
+  for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out \
+           "$run"/shared/cases/*/rc_mtu_retry*/server.out "$run"/shared/cases/*/rc_mtu_retry/*/server.out; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(phase|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
   done

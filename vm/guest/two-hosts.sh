@@ -472,6 +472,52 @@ mtu_case() {
   done
 }
 
+# rc_mtu_retry (rc_linkdown -x, its expected outcome at its top): a hop of
+# small MTU on the path drops every data packet that does not fit (as a
+# router of MTU 576 drops packets with DF set): a's filter drops RoCE
+# packets of 1024 to 2047 IP bytes (path MTU 1024: 1068-byte packets), under
+# 4 KiB SENDs with retry_cnt 3. Unlike rc_mtu (retry_cnt 7, rxe retries
+# forever: a hang), the sender must end on retry exceeded, no send having
+# succeeded, and the receiver get nothing; both libraries alike.
+mtu_retry() {
+  local name=rc_mtu_retry mode d t0 i p slib clib col cname rpid
+  want "$name" || return 0
+  for mode in ${MTU_RETRY_MODES:-debian:debian ours:ours}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      { tc qdisc add dev eth0 root handle 1: prio &&
+        tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+          match ip protocol 17 0xff match ip dport 4791 0xffff \
+          match u16 0x0400 0xfc00 at 2 action drop; } 2> "$d/tc.a.err" ||
+        echo "tc failed on a: $(cat "$d/tc.a.err")" >> "$d/server.err"
+      waitf "$SYNC/$K.ready" $((T + 60))
+      run "$slib" "$d" server "$BIN/rc_linkdown" -g "$G" -p "$p" -x -m 4096 -r 3 "$CLI"
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      tc -s filter show dev eth0 parent 1: > "$d/tc.a.stats" 2>&1
+      tc qdisc del dev eth0 root 2>/dev/null
+      judge "$d" "$t0" mtu_retry_check
+    else
+      run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" -x -m 4096 &
+      rpid=$!
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
+      touch "$SYNC/$K.ready"
+      wait $rpid
+      waitf "$SYNC/$K.done" $((T + 60))
+      touch "$SYNC/$K.end"
+    fi
+  done
+}
+# the filter dropped packets, the sender saw retry exceeded with no success
+mtu_retry_check() {
+  grep -qE '^phase 1: [0-9]+ posted, 0 success, [1-9][0-9]* retry exceeded' "$1/server.out" ||
+    { echo "sender: $(grep -m1 '^phase 1' "$1/server.out" || echo 'no phase 1 line')"; return 1; }
+  grep -q '^phase 1: received 0 messages' "$1/client.out" || { echo "receiver: $(grep -m1 '^phase 1' "$1/client.out")"; return 1; }
+  grep -qE 'success [1-9]' "$1/tc.a.stats" || { echo "a's filter dropped nothing"; return 1; }
+}
+
 # mpi: Debian's Open MPI, its UCX pml over the verbs transports only (rc_verbs,
 # ud_verbs for wireup), one rank per guest, launched by mpirun on a; the
 # launch agent (vm/guest/mpi-agent.sh) hands orted to b through the shared
@@ -570,10 +616,12 @@ if [ "$SUITE" = full ]; then
   PEER_VG=1 peerfault rc_peerkill-memcheck kill
   netem
   mtu_case
+  MTU_RETRY_MODES=$MODES mtu_retry
   MPI_LIBS=${MPI_LIBS:-ours debian} mpi
 else
   linkdown
   peerfault rc_peerkill kill
+  mtu_retry
   mpi
 fi
 echo "two-hosts: guest $ROLE done"
