@@ -1,7 +1,7 @@
 /*
- * What the two-host RC programs (rc_linkdown.c, rc_peerkill.c) share:
- * hand-off files, the checked message stream with its one-completion-per-WR
- * bookkeeping, and a QP pair connected over a TCP exchange.
+ * What the two-host RC programs (rc_linkdown.c, rc_peerkill.c, rc_bench.c)
+ * share: hand-off files, the checked message stream with its one-completion-
+ * per-WR bookkeeping, and a QP pair connected over a TCP exchange.
  * Include after defining PROG (the program's name, for die).
  * Everything is static inline, so a program pays only for what it uses.
  */

@@ -97,12 +97,14 @@ names() {
   if [ "$slib" = "$clib" ]; then col=$slib cname=$2; else col=mixed cname="$2/s-$slib.c-$clib"; fi
 }
 # judge D T0 [CHECK]: guest a's verdict on case D, once both sides are done
+# (VG_PROOF=1: processes run under valgrind, whose launcher loads no library)
 judge() {
-  local d=$1 t0=$2 check=${3:-} rs rc detail=""
+  local d=$1 t0=$2 check=${3:-} rs rc detail="" pf=proof
+  [ -n "${VG_PROOF:-}" ] && pf=vg_proof
   rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
   if [ "$rc" != 0 ]; then detail="client (b) exit $rc: $(why "$d/client.err")"
   elif [ "$rs" != 0 ]; then detail="server (a) exit $rs: $(why "$d/server.err")"
-  elif ! detail=$(proof "$slib" "$d" server) || ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+  elif ! detail=$($pf "$slib" "$d" server) || ! detail=$($pf "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
   elif [ -n "$check" ] && ! detail=$($check "$d"); then detail=$(echo "${detail:-check $check failed}" | head -1)
   else detail=""
   fi
@@ -111,11 +113,12 @@ judge() {
 }
 
 # pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': the server on a, the client on b
-# (@PORT@: a fresh port per run; WAIT: tcp or cm, how a sees its server listen).
+# (@PORT@: a fresh port per run, @DIR@ the case's directory; WAIT: tcp or cm,
+# how a sees its server listen).
 # Both must exit 0, with the proof on each side. CHECK=FN: FN DIR must pass too.
 # ON_A=FN: a runs FN start DIR before its server, FN stop DIR once it stopped.
 pair() {
-  local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname
+  local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname c
   want "$name" || return 0
   for mode in ${PAIR_MODES:-$MODES}; do
     names "$mode" "$name"
@@ -124,7 +127,8 @@ pair() {
     d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); ktrace_on
     if [ "$ROLE" = a ]; then
       [ -n "${ON_A:-}" ] && $ON_A start "$d"
-      run "$slib" "$d" server ${scmd//@PORT@/$p} &
+      c=${scmd//@DIR@/$d}
+      run "$slib" "$d" server ${c//@PORT@/$p} &
       spid=$!
       for i in $(seq 1 $((T * 10))); do
         case $wait in
@@ -150,7 +154,8 @@ pair() {
       touch "$SYNC/$K.end"
     else
       if waitf "$SYNC/$K.ready" $((T + 60)); then
-        run "$clib" "$d" client ${ccmd//@PORT@/$p}
+        c=${ccmd//@DIR@/$d}
+        run "$clib" "$d" client ${c//@PORT@/$p}
       else
         echo "a's server never got ready" > "$d/client.err"; echo 125 > "$d/client.rc"
       fi
@@ -582,8 +587,36 @@ mpi() {
   done
 }
 
+# make bench-two-hosts (vm/run-two-hosts-bench.sh): the timed rounds, the
+# libraries' order flipping every round, then the callgrind runs
+bench_suite() {
+  local CG="valgrind --tool=callgrind" RTN=${BENCH_RT_N:-100} WBN=${BENCH_WBW_N:-1000} r n order
+  for r in $(seq 1 "${BENCH_ROUNDS:-2}"); do
+    order="debian:debian ours:ours"; [ $((r % 2)) = 0 ] && order="ours:ours debian:debian"
+    PAIR_MODES=$order pair "rc_bench-t$r" tcp "$BIN/rc_bench -g $G -p @PORT@ -n $RTN" "$BIN/rc_bench -g $G -p @PORT@ -n $RTN $SRV"
+    PAIR_MODES=$order pair "ib_write_bw-t$r" tcp "ib_write_bw -d rxe0 -x $G -F -s 64 -n $WBN -p @PORT@" \
+      "ib_write_bw -d rxe0 -x $G -F -s 64 -n $WBN -p @PORT@ $SRV"
+  done
+  RTN=${BENCH_CG_RT_N:-50}
+  PAIR_MODES="debian:debian ours:ours" VG_PROOF=1 pair rc_bench-cg tcp \
+    "$CG --collect-atstart=no --callgrind-out-file=@DIR@/cg.server $BIN/rc_bench -g $G -p @PORT@ -n $RTN" \
+    "$CG --collect-atstart=no --callgrind-out-file=@DIR@/cg.client $BIN/rc_bench -g $G -p @PORT@ -n $RTN $SRV"
+  # the client's Ir at two message counts: the difference per message
+  # leaves out the set-up, the same in both runs
+  for n in ${BENCH_CG_WBW_N:-100 500}; do
+    PAIR_MODES="debian:debian ours:ours" VG_PROOF=1 pair "ib_write_bw-cg$n" tcp \
+      "ib_write_bw -d rxe0 -x $G -F -s 64 -n $n -p @PORT@" \
+      "$CG --callgrind-out-file=@DIR@/cg.client ib_write_bw -d rxe0 -x $G -F -s 64 -n $n -p @PORT@ $SRV"
+  done
+}
+
 echo "two-hosts: guest $ROLE ($ADDR, GID index $G), kernel $(uname -r), suite $SUITE, pairs: $MODES"
 [ "$ROLE" = a ] && : > "$RES"
+if [ "$SUITE" = bench ]; then
+  bench_suite
+  echo "two-hosts: guest $ROLE done"
+  exit 0
+fi
 
 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@ $SRV"
 pair ib_send_lat tcp "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@" "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@ $SRV"
