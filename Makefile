@@ -18,7 +18,7 @@ VERSION  := 1.14.44.0
 # native-static-libs, less -lc and -lgcc_s, which the C compiler driver adds itself).
 LIBS_PRIVATE := -lpthread -ldl -lm -lrt -lutil
 
-.PHONY: all lib static deb header check-header check check-imports unit-test abi-test c-test plugin-test vm-test vm-test-backports vm-test-two-hosts-short vm-test-two-hosts pkg-test demo bench test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak release-roots release-ldd release-discovery vm-test-releases vm-test-releases-smoke vm-test-releases-sid
+.PHONY: all lib static deb header check-header check check-imports unit-test abi-test c-test plugin-test vm-test vm-test-backports vm-test-two-hosts-short vm-test-two-hosts pkg-test demo bench bench-two-hosts test install clean fuzz fuzz-smoke ub-test vm-memcheck vm-memcheck-all vm-asan vm-asan-smoke soak release-roots release-ldd release-discovery vm-test-releases vm-test-releases-smoke vm-test-releases-sid
 
 all: lib $(PC)
 
@@ -188,6 +188,11 @@ demo: all
 
 bench: all
 	bench/run.sh
+
+# rc_roundtrip and ib_write_bw across the two guests, Debian's and ours in
+# the same pair of boots; writes BENCHMARKS-two-hosts.md
+bench-two-hosts: all
+	vm/run-two-hosts-bench.sh
 
 # libFuzzer (cargo-fuzz, nightly): every target for 10 s in `make test`,
 # 10 min each in `make fuzz` (FUZZ_SECS=...). See fuzz/run.sh.

@@ -580,6 +580,9 @@ def main():
       "raw results. Raw results and every process's "
       "output: `vm/out/bench/` (`raw.tsv`, `logs/`). One run of the program by hand: "
       "`vm/run.sh --lib debian -- vm/out/bench/ibv_bench -q` (`-h` for its options).")
+    w("")
+    w("Across two hosts (two guests joined by a link, `make bench-two-hosts`): "
+      "[BENCHMARKS-two-hosts.md](BENCHMARKS-two-hosts.md).")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"bench: wrote {out}: targets {summary['met']} met, {summary['missed']} missed, "

@@ -8,7 +8,8 @@
 # passes and ours fails is a failure. Exit status 0 when every case passed.
 # Results: vm/out/vm-test-two-hosts[-short]/ (summary.txt, results.tsv,
 # shared/cases/LIB/CASE/, a/console.log and b/console.log).
-# Settings: TWO_HOSTS_SUITE=short|full, TWO_HOSTS_MODES ("SERVER:CLIENT ..."),
+# Settings: TWO_HOSTS_SUITE=short|full|bench (vm/run-two-hosts-bench.sh),
+# TWO_HOSTS_MODES ("SERVER:CLIENT ..."),
 # VM_TEST_ONLY=REGEX, VM_CASE_TIMEOUT (per process, default 120 s),
 # VM_TIMEOUT (each boot, default 1200 s short, 3600 s full), VM_KERNEL,
 # VM_RESULTS_NAME (results directory name under vm/out/), TWO_HOSTS_TRACE
@@ -30,6 +31,9 @@ rm -rf "$run"; mkdir -p "$run/shared/bin"; chmod 755 "$run"
 cc -std=gnu11 -O1 -g -Wall -o "$run/shared/bin/rc_linkdown" "$VM_DIR/guest/rc_linkdown.c" -libverbs \
    > "$run/rc_linkdown.build.log" 2>&1 ||
   printf 'build\trc_linkdown\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_linkdown.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
+cc -std=gnu11 -O2 -g -Wall -o "$run/shared/bin/rc_bench" "$VM_DIR/guest/rc_bench.c" -libverbs \
+   > "$run/rc_bench.build.log" 2>&1 ||
+  printf 'build\trc_bench\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_bench.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
 cc -std=gnu11 -O1 -g -Wall -o "$run/shared/bin/rc_peerkill" "$VM_DIR/guest/rc_peerkill.c" -libverbs -lrdmacm \
    > "$run/rc_peerkill.build.log" 2>&1 ||
   printf 'build\trc_peerkill\tfail\t0\tdoes not compile: %s\n' "$(grep -m1 error "$run/rc_peerkill.build.log" | cut -c1-150)" >> "$run/build-failures.tsv"
@@ -43,7 +47,8 @@ cp "$VM_DIR/guest/two-hosts.sh" "$run/two-hosts.sh"
 for side in a b; do
   mkdir -p "$run/$side"; echo "$REPO" > "$run/$side/cwd"
   {
-    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU TWO_HOSTS_TRACE TWO_HOSTS_TRACE_EVENTS TWO_HOSTS_TRACE_COMM; do
+    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU TWO_HOSTS_TRACE TWO_HOSTS_TRACE_EVENTS TWO_HOSTS_TRACE_COMM \
+             BENCH_ROUNDS BENCH_RT_N BENCH_WBW_N BENCH_CG_RT_N BENCH_CG_WBW_N; do
       [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     echo "exec bash '$run/two-hosts.sh'"
@@ -61,7 +66,8 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
   printf '%-6s %-8s %-40s %6s  %s\n' RESULT LIB CASE SECS DETAIL
   awk -F'\t' '{ printf "%-6s %-8s %-40s %6s  %s\n", ($3 == "pass" ? "PASS" : "FAIL"), $1, $2, $4, $5 }' "$run/results.tsv" | cut -c1-220
   echo
-  for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out; do
+  for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out \
+           "$run"/shared/cases/*/rc_mtu_retry*/server.out "$run"/shared/cases/*/rc_mtu_retry/*/server.out; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(phase|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
   done

@@ -35,22 +35,10 @@
  * prints FAIL at the first one that is not; it is killed in both cases.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <infiniband/verbs.h>
+#define PROG "rc_peerkill"
+#include "rc_common.h"
 #include <rdma/rdma_cma.h>
 
-#define DEPTH 32
-#define MSG 64
-#define CUT_AFTER 200
 #define RQ 256
 #define GUARD 90.0
 #define TW_WAIT 60.0
@@ -58,25 +46,6 @@
 
 static const char *syncdir;
 static int port = 20900, killed;
-
-#define die(...) do { fprintf(stderr, "rc_peerkill: " __VA_ARGS__); fprintf(stderr, "\n"); exit(1); } while (0)
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static void touch(const char *name)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", syncdir, name);
-	int fd = open(p, O_CREAT | O_WRONLY, 0644);
-	if (fd < 0)
-		die("cannot create %s: %s", p, strerror(errno));
-	close(fd);
-}
 
 static void nonblock(int fd)
 {
@@ -110,20 +79,6 @@ static struct rdma_cm_event *cm_expect(struct rdma_event_channel *ch, enum rdma_
 	return e;
 }
 
-static void fill(char *m, uint64_t seq)
-{
-	for (int i = 0; i < MSG; i++)
-		m[i] = (char)(seq * 7 + i);
-	memcpy(m, &seq, 8);
-}
-
-static int msg_ok(const char *m, uint64_t seq)
-{
-	char want[MSG];
-	fill(want, seq);
-	return memcmp(m, want, MSG) == 0;
-}
-
 struct ev { char what[48]; double t; };
 
 static int survivor(void)
@@ -149,8 +104,8 @@ static int survivor(void)
 	};
 	if (rdma_create_qp(id, pd, &ia))
 		die("rdma_create_qp: %s", strerror(errno));
-	char *buf = calloc(DEPTH, MSG);
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, DEPTH * MSG, IBV_ACCESS_LOCAL_WRITE);
+	char *buf = calloc(DEPTH, msg);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, DEPTH * msg, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
 	struct rdma_conn_param cp = { .retry_count = 3, .rnr_retry_count = 7 };
@@ -160,56 +115,17 @@ static int survivor(void)
 	nonblock(ch->fd);
 	nonblock(id->verbs->async_fd);
 
-	enum { MAXWR = 1 << 22 };
-	unsigned char *seen = calloc(MAXWR, 1);
-	enum ibv_wc_status *st = calloc(MAXWR, sizeof(*st));
+	struct stream s;
 	struct ev evs[16];
-	int nev = 0, bad = 0, cut = 0, disconnected = 0, timewait = 0, post_failed = 0;
-	uint64_t posted = 0, completed = 0, ok = 0, first_err = UINT64_MAX;
-	double t_cut = 0, t_err = 0, t_last = 0;
+	int nev = 0, cut = 0, disconnected = 0, timewait = 0;
+	double t_cut = 0;
+	stream_init(&s, id->qp, mr, buf);
 
 	/* stream until the first error, then drain; read events throughout */
 	for (;;) {
-		while (!post_failed && first_err == UINT64_MAX && !disconnected &&
-		       posted - completed < DEPTH && posted < MAXWR) {
-			char *m = buf + (posted % DEPTH) * MSG;
-			fill(m, posted);
-			struct ibv_sge s = { (uintptr_t)m, MSG, mr->lkey };
-			struct ibv_send_wr w = { .wr_id = posted, .sg_list = &s, .num_sge = 1,
-						 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bw;
-			int r = ibv_post_send(id->qp, &w, &bw);
-			if (r && !cut)
-				die("ibv_post_send (wr %llu) before the cut: %s", (unsigned long long)posted, strerror(r));
-			if (r) {
-				printf("ibv_post_send (wr %llu) after the cut: %s; posting stopped\n",
-				       (unsigned long long)posted, strerror(r));
-				post_failed = 1;
-				break;
-			}
-			posted++;
-		}
-		struct ibv_wc wc[16];
-		int n = ibv_poll_cq(cq, 16, wc);
-		if (n < 0)
-			die("ibv_poll_cq failed");
-		for (int i = 0; i < n; i++) {
-			uint64_t w = wc[i].wr_id;
-			if (w >= posted || seen[w]++) {
-				printf("FAIL: completion for wr %llu (posted %llu) unknown or twice\n",
-				       (unsigned long long)w, (unsigned long long)posted);
-				bad = 1;
-				continue;
-			}
-			st[w] = wc[i].status;
-			completed++;
-			t_last = now();
-			if (wc[i].status == IBV_WC_SUCCESS)
-				ok++;
-			else if (first_err == UINT64_MAX) {
-				first_err = w;
-				t_err = now();
-			}
-		}
+		if (s.first_err == UINT64_MAX && !disconnected)
+			stream_post(&s, cut);
+		int n = stream_reap(&s, cq);
 		struct rdma_cm_event *ce;
 		while ((ce = cm_wait(ch, 0))) {
 			if (nev < 16) {
@@ -228,69 +144,41 @@ static int survivor(void)
 			}
 			ibv_ack_async_event(&ae);
 		}
-		if (!cut && ok >= CUT_AFTER) {
-			touch("cut");
+		if (!cut && s.ok >= CUT_AFTER) {
+			touch(syncdir, "cut");
 			cut = 1;
 			t_cut = now();
 		}
-		if ((first_err != UINT64_MAX || disconnected || post_failed) && completed == posted)
+		if ((s.first_err != UINT64_MAX || disconnected || s.post_failed) && s.completed == s.posted)
 			break;
 		if (cut && now() - t_cut > GUARD) {
 			printf("FAIL: hang: %llu of %llu completions, %.0f s after the cut\n",
-			       (unsigned long long)completed, (unsigned long long)posted, GUARD);
+			       (unsigned long long)s.completed, (unsigned long long)s.posted, GUARD);
 			return 1;
 		}
 		if (n == 0)
 			usleep(500);
 	}
-	usleep(500000);
-	struct ibv_wc extra;
-	if (ibv_poll_cq(cq, 1, &extra) != 0) {
-		printf("FAIL: a completion after every posted WR had one (wr %llu)\n", (unsigned long long)extra.wr_id);
-		bad = 1;
-	}
-	uint64_t nflush = 0, nretry = 0;
-	for (uint64_t w = 0; w < posted; w++) {
-		if (w < first_err && st[w] != IBV_WC_SUCCESS)
-			bad = 1;
-		else if (w > first_err && st[w] == IBV_WC_SUCCESS) {
-			printf("FAIL: wr %llu succeeded after wr %llu failed\n", (unsigned long long)w,
-			       (unsigned long long)first_err);
-			bad = 1;
-		} else if (w >= first_err) {
-			if (st[w] == IBV_WC_WR_FLUSH_ERR)
-				nflush++;
-			else if (st[w] == IBV_WC_RETRY_EXC_ERR)
-				nretry++;
-			else if (st[w] == IBV_WC_REM_OP_ERR && w == first_err && killed)
-				;
-			else {
-				printf("FAIL: wr %llu: %s\n", (unsigned long long)w, ibv_wc_status_str(st[w]));
-				bad = 1;
-			}
-		}
-	}
+	stream_judge(&s, cq, killed);
+	int bad = s.bad;
 	if (!cut) {
 		printf("FAIL: the stream ended before the cut\n");
 		bad = 1;
 	}
 	/* the QP is in error once a WR failed (a DISCONNECTED alone may come before) */
-	struct ibv_qp_attr qa;
-	struct ibv_qp_init_attr qi;
-	if (ibv_query_qp(id->qp, &qa, IBV_QP_STATE, &qi))
-		die("ibv_query_qp: %s", strerror(errno));
-	if (first_err != UINT64_MAX && qa.qp_state != IBV_QPS_ERR) {
-		printf("FAIL: QP state %d after the error, not IBV_QPS_ERR\n", qa.qp_state);
+	enum ibv_qp_state qs = qp_state(id->qp);
+	if (s.first_err != UINT64_MAX && qs != IBV_QPS_ERR) {
+		printf("FAIL: QP state %d after the error, not IBV_QPS_ERR\n", qs);
 		bad = 1;
 	}
 	printf("stream: %llu posted, %llu success, %llu retry exceeded, %llu flushed; ",
-	       (unsigned long long)posted, (unsigned long long)ok, (unsigned long long)nretry,
-	       (unsigned long long)nflush);
-	if (first_err != UINT64_MAX)
-		printf("first error %s at wr %llu, %.2f s after the cut request; ", ibv_wc_status_str(st[first_err]),
-		       (unsigned long long)first_err, t_err - t_cut);
-	printf("last completion %.2f s after it; QP state %s\n", t_last - t_cut,
-	       qa.qp_state == IBV_QPS_ERR ? "ERR" : "not ERR");
+	       (unsigned long long)s.posted, (unsigned long long)s.ok, (unsigned long long)s.nretry,
+	       (unsigned long long)s.nflush);
+	if (s.first_err != UINT64_MAX)
+		printf("first error %s at wr %llu, %.2f s after the cut request; ", ibv_wc_status_str(s.st[s.first_err]),
+		       (unsigned long long)s.first_err, s.t_err - t_cut);
+	printf("last completion %.2f s after it; QP state %s\n", s.t_last - t_cut,
+	       qs == IBV_QPS_ERR ? "ERR" : "not ERR");
 
 	/* the connection's end: our own rdma_disconnect, then DISCONNECTED and TIMEWAIT_EXIT */
 	double t_dc = now();
@@ -332,8 +220,7 @@ static int survivor(void)
 		die("rdma_destroy_id: %s", strerror(errno));
 	rdma_destroy_event_channel(ch);
 	free(buf);
-	free(seen);
-	free(st);
+	stream_free(&s);
 	return bad;
 }
 
@@ -364,12 +251,12 @@ static int victim(const char *host)
 	};
 	if (rdma_create_qp(id, pd, &ia))
 		die("rdma_create_qp: %s", strerror(errno));
-	char *buf = calloc(RQ, MSG);
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, RQ * MSG, IBV_ACCESS_LOCAL_WRITE);
+	char *buf = calloc(RQ, msg);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, RQ * msg, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
 	for (int i = 0; i < RQ; i++) {
-		struct ibv_sge s = { (uintptr_t)(buf + i * MSG), MSG, mr->lkey };
+		struct ibv_sge s = { (uintptr_t)(buf + i * msg), msg, mr->lkey };
 		struct ibv_recv_wr w = { .wr_id = i, .sg_list = &s, .num_sge = 1 }, *bw;
 		if (ibv_post_recv(id->qp, &w, &bw))
 			die("ibv_post_recv failed");
@@ -390,14 +277,14 @@ static int victim(const char *host)
 				printf("receive %llu: %s\n", (unsigned long long)next, ibv_wc_status_str(wc[i].status));
 				continue;
 			}
-			if (!msg_ok(buf + wc[i].wr_id * MSG, next)) {
+			if (!msg_ok(buf + wc[i].wr_id * msg, next)) {
 				printf("FAIL: message %llu out of order or corrupted\n", (unsigned long long)next);
 				return 1;
 			}
 			next++;
 			if (next % 100 == 0)
 				printf("received %llu in order\n", (unsigned long long)next);
-			struct ibv_sge s = { (uintptr_t)(buf + wc[i].wr_id * MSG), MSG, mr->lkey };
+			struct ibv_sge s = { (uintptr_t)(buf + wc[i].wr_id * msg), msg, mr->lkey };
 			struct ibv_recv_wr w = { .wr_id = wc[i].wr_id, .sg_list = &s, .num_sge = 1 }, *bw;
 			if (ibv_post_recv(id->qp, &w, &bw))
 				die("ibv_post_recv failed");

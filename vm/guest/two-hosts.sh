@@ -97,12 +97,14 @@ names() {
   if [ "$slib" = "$clib" ]; then col=$slib cname=$2; else col=mixed cname="$2/s-$slib.c-$clib"; fi
 }
 # judge D T0 [CHECK]: guest a's verdict on case D, once both sides are done
+# (VG_PROOF=1: processes run under valgrind, whose launcher loads no library)
 judge() {
-  local d=$1 t0=$2 check=${3:-} rs rc detail=""
+  local d=$1 t0=$2 check=${3:-} rs rc detail="" pf=proof
+  [ -n "${VG_PROOF:-}" ] && pf=vg_proof
   rs=$(cat "$d/server.rc" 2>/dev/null || echo none); rc=$(cat "$d/client.rc" 2>/dev/null || echo none)
   if [ "$rc" != 0 ]; then detail="client (b) exit $rc: $(why "$d/client.err")"
   elif [ "$rs" != 0 ]; then detail="server (a) exit $rs: $(why "$d/server.err")"
-  elif ! detail=$(proof "$slib" "$d" server) || ! detail=$(proof "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
+  elif ! detail=$($pf "$slib" "$d" server) || ! detail=$($pf "$clib" "$d" client); then detail=$(echo "$detail" | head -1)
   elif [ -n "$check" ] && ! detail=$($check "$d"); then detail=$(echo "${detail:-check $check failed}" | head -1)
   else detail=""
   fi
@@ -111,11 +113,12 @@ judge() {
 }
 
 # pair NAME WAIT 'SERVER CMD' 'CLIENT CMD': the server on a, the client on b
-# (@PORT@: a fresh port per run; WAIT: tcp or cm, how a sees its server listen).
+# (@PORT@: a fresh port per run, @DIR@ the case's directory; WAIT: tcp or cm,
+# how a sees its server listen).
 # Both must exit 0, with the proof on each side. CHECK=FN: FN DIR must pass too.
 # ON_A=FN: a runs FN start DIR before its server, FN stop DIR once it stopped.
 pair() {
-  local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname
+  local name=$1 wait=$2 scmd=$3 ccmd=$4 mode d t0 spid i p slib clib col cname c
   want "$name" || return 0
   for mode in ${PAIR_MODES:-$MODES}; do
     names "$mode" "$name"
@@ -124,7 +127,8 @@ pair() {
     d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now); ktrace_on
     if [ "$ROLE" = a ]; then
       [ -n "${ON_A:-}" ] && $ON_A start "$d"
-      run "$slib" "$d" server ${scmd//@PORT@/$p} &
+      c=${scmd//@DIR@/$d}
+      run "$slib" "$d" server ${c//@PORT@/$p} &
       spid=$!
       for i in $(seq 1 $((T * 10))); do
         case $wait in
@@ -150,7 +154,8 @@ pair() {
       touch "$SYNC/$K.end"
     else
       if waitf "$SYNC/$K.ready" $((T + 60)); then
-        run "$clib" "$d" client ${ccmd//@PORT@/$p}
+        c=${ccmd//@DIR@/$d}
+        run "$clib" "$d" client ${c//@PORT@/$p}
       else
         echo "a's server never got ready" > "$d/client.err"; echo 125 > "$d/client.rc"
       fi
@@ -472,6 +477,52 @@ mtu_case() {
   done
 }
 
+# rc_mtu_retry (rc_linkdown -x, its expected outcome at its top): a hop of
+# small MTU on the path drops every data packet that does not fit (as a
+# router of MTU 576 drops packets with DF set): a's filter drops RoCE
+# packets of 1024 to 2047 IP bytes (path MTU 1024: 1068-byte packets), under
+# 4 KiB SENDs with retry_cnt 3. Unlike rc_mtu (retry_cnt 7, rxe retries
+# forever: a hang), the sender must end on retry exceeded, no send having
+# succeeded, and the receiver get nothing; both libraries alike.
+mtu_retry() {
+  local name=rc_mtu_retry mode d t0 i p slib clib col cname rpid
+  want "$name" || return 0
+  for mode in ${MTU_RETRY_MODES:-debian:debian ours:ours}; do
+    names "$mode" "$name"
+    K=$((K + 1)); PORT=$((PORT + 1)); p=$PORT
+    d=$CASES/$col/$cname; mkdir -p "$d"; t0=$(now)
+    if [ "$ROLE" = a ]; then
+      { tc qdisc add dev eth0 root handle 1: prio &&
+        tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+          match ip protocol 17 0xff match ip dport 4791 0xffff \
+          match u16 0x0400 0xfc00 at 2 action drop; } 2> "$d/tc.a.err" ||
+        echo "tc failed on a: $(cat "$d/tc.a.err")" >> "$d/server.err"
+      waitf "$SYNC/$K.ready" $((T + 60))
+      run "$slib" "$d" server "$BIN/rc_linkdown" -g "$G" -p "$p" -x -m 4096 -r 3 "$CLI"
+      touch "$SYNC/$K.done"
+      waitf "$SYNC/$K.end" $((T + 60)) || echo "b did not finish case $K" >> "$d/client.err"
+      tc -s filter show dev eth0 parent 1: > "$d/tc.a.stats" 2>&1
+      tc qdisc del dev eth0 root 2>/dev/null
+      judge "$d" "$t0" mtu_retry_check
+    else
+      run "$clib" "$d" client "$BIN/rc_linkdown" -g "$G" -p "$p" -x -m 4096 &
+      rpid=$!
+      for i in $(seq 1 $((T * 10))); do ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break; nap 0.1; done
+      touch "$SYNC/$K.ready"
+      wait $rpid
+      waitf "$SYNC/$K.done" $((T + 60))
+      touch "$SYNC/$K.end"
+    fi
+  done
+}
+# the filter dropped packets, the sender saw retry exceeded with no success
+mtu_retry_check() {
+  grep -qE '^phase 1: [0-9]+ posted, 0 success, [1-9][0-9]* retry exceeded' "$1/server.out" ||
+    { echo "sender: $(grep -m1 '^phase 1' "$1/server.out" || echo 'no phase 1 line')"; return 1; }
+  grep -q '^phase 1: received 0 messages' "$1/client.out" || { echo "receiver: $(grep -m1 '^phase 1' "$1/client.out")"; return 1; }
+  grep -qE 'success [1-9]' "$1/tc.a.stats" || { echo "a's filter dropped nothing"; return 1; }
+}
+
 # mpi: Debian's Open MPI, its UCX pml over the verbs transports only (rc_verbs,
 # ud_verbs for wireup), one rank per guest, launched by mpirun on a; the
 # launch agent (vm/guest/mpi-agent.sh) hands orted to b through the shared
@@ -536,8 +587,36 @@ mpi() {
   done
 }
 
+# make bench-two-hosts (vm/run-two-hosts-bench.sh): the timed rounds, the
+# libraries' order flipping every round, then the callgrind runs
+bench_suite() {
+  local CG="valgrind --tool=callgrind" RTN=${BENCH_RT_N:-100} WBN=${BENCH_WBW_N:-1000} r n order
+  for r in $(seq 1 "${BENCH_ROUNDS:-2}"); do
+    order="debian:debian ours:ours"; [ $((r % 2)) = 0 ] && order="ours:ours debian:debian"
+    PAIR_MODES=$order pair "rc_bench-t$r" tcp "$BIN/rc_bench -g $G -p @PORT@ -n $RTN" "$BIN/rc_bench -g $G -p @PORT@ -n $RTN $SRV"
+    PAIR_MODES=$order pair "ib_write_bw-t$r" tcp "ib_write_bw -d rxe0 -x $G -F -s 64 -n $WBN -p @PORT@" \
+      "ib_write_bw -d rxe0 -x $G -F -s 64 -n $WBN -p @PORT@ $SRV"
+  done
+  RTN=${BENCH_CG_RT_N:-50}
+  PAIR_MODES="debian:debian ours:ours" VG_PROOF=1 pair rc_bench-cg tcp \
+    "$CG --collect-atstart=no --callgrind-out-file=@DIR@/cg.server $BIN/rc_bench -g $G -p @PORT@ -n $RTN" \
+    "$CG --collect-atstart=no --callgrind-out-file=@DIR@/cg.client $BIN/rc_bench -g $G -p @PORT@ -n $RTN $SRV"
+  # the client's Ir at two message counts: the difference per message
+  # leaves out the set-up, the same in both runs
+  for n in ${BENCH_CG_WBW_N:-100 500}; do
+    PAIR_MODES="debian:debian ours:ours" VG_PROOF=1 pair "ib_write_bw-cg$n" tcp \
+      "ib_write_bw -d rxe0 -x $G -F -s 64 -n $n -p @PORT@" \
+      "$CG --callgrind-out-file=@DIR@/cg.client ib_write_bw -d rxe0 -x $G -F -s 64 -n $n -p @PORT@ $SRV"
+  done
+}
+
 echo "two-hosts: guest $ROLE ($ADDR, GID index $G), kernel $(uname -r), suite $SUITE, pairs: $MODES"
 [ "$ROLE" = a ] && : > "$RES"
+if [ "$SUITE" = bench ]; then
+  bench_suite
+  echo "two-hosts: guest $ROLE done"
+  exit 0
+fi
 
 pair ibv_rc_pingpong tcp "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@" "ibv_rc_pingpong -d rxe0 -g $G -n 100 -p @PORT@ $SRV"
 pair ib_send_lat tcp "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@" "ib_send_lat -d rxe0 -x $G -F -n 100 -p @PORT@ $SRV"
@@ -570,10 +649,12 @@ if [ "$SUITE" = full ]; then
   PEER_VG=1 peerfault rc_peerkill-memcheck kill
   netem
   mtu_case
+  MTU_RETRY_MODES=$MODES mtu_retry
   MPI_LIBS=${MPI_LIBS:-ours debian} mpi
 else
   linkdown
   peerfault rc_peerkill kill
+  mtu_retry
   mpi
 fi
 echo "two-hosts: guest $ROLE done"
