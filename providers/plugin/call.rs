@@ -80,7 +80,7 @@ pub(crate) fn on<R>(ctx: &Context, f: impl FnOnce() -> R) -> R {
     with(call, f)
 }
 
-/// Runs the plugin's destroy op `f` on `o` (see [`Frame::wait_acked`]).
+/// Runs the plugin's destroy op `f` on `o` (see [`CallNow::wait_acked`]).
 #[inline]
 pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
     let call = Call {
@@ -92,18 +92,19 @@ pub(crate) fn destroying<R>(o: &Obj, f: impl FnOnce() -> R) -> R {
     with(call, f)
 }
 
-/// This thread's frame, read once for the several uses of one command.
+/// The verb this thread is in (the slot, read once for the several uses of
+/// one command).
 #[derive(Clone, Copy)]
-pub(crate) struct Frame(Call);
+pub(crate) struct CallNow(Call);
 
-/// The frame now (one slot look-up).
+/// The call now (one slot look-up).
 #[inline]
-pub(crate) fn current() -> Frame {
+pub(crate) fn current() -> CallNow {
     // SAFETY: this thread's slot (see [`slot`]).
-    Frame(unsafe { slot().read() })
+    CallNow(unsafe { slot().read() })
 }
 
-impl Frame {
+impl CallNow {
     /// Our Context of `ctx` if a verb on it is calling the plugin on this
     /// thread. The pointer is valid until the plugin's op returns to that
     /// verb, so for the whole of an `ibv_cmd_*` the op called.

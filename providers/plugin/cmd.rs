@@ -132,7 +132,7 @@ impl<'a> Bufs<'a> {
 
 /// The async event fd of an opened hosted context (the kernel's CQs and
 /// WQs report their events to it).
-fn async_fd_of(frame: super::call::Frame, ctx: *const ibv_context) -> Option<c_int> {
+fn async_fd_of(frame: super::call::CallNow, ctx: *const ibv_context) -> Option<c_int> {
     with_context_in(frame, ctx, |c| {
         Ok(std::os::fd::AsRawFd::as_raw_fd(&c.async_fd))
     })
@@ -247,7 +247,7 @@ impl<'a, T> Arg<*mut T> for Option<Live<'a, T>> {
 /// Runs `f` on the kernel handle of a plugin object, with its context's
 /// uverbs file.
 fn on<T: Handled, R>(
-    frame: super::call::Frame,
+    frame: super::call::CallNow,
     p: Live<'_, T>,
     f: impl FnOnce(&crate::uverbs::Uverbs, u32) -> Result<R>,
 ) -> Result<R> {
@@ -262,7 +262,7 @@ fn on<T: Handled, R>(
 /// [`super::call::destroying`]), else the registry's (a plugin's destroy op
 /// called outside our verbs).
 fn wait_acked<C: crate::object::KindOf>(
-    frame: super::call::Frame,
+    frame: super::call::CallNow,
     p: *const C,
     reported: EventCounts,
 ) {

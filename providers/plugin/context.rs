@@ -230,7 +230,7 @@ pub(crate) fn with_uverbs<R>(
 /// [`with_uverbs`] with this thread's frame already read.
 #[inline]
 pub(crate) fn with_uverbs_in<R>(
-    frame: super::call::Frame,
+    frame: super::call::CallNow,
     ctx: *const ibv_context,
     f: impl FnOnce(&Uverbs) -> Result<R>,
 ) -> Result<R> {
@@ -259,7 +259,7 @@ pub(crate) fn with_context<R>(
 
 /// [`with_context`] with this thread's frame already read.
 pub(crate) fn with_context_in<R>(
-    frame: super::call::Frame,
+    frame: super::call::CallNow,
     ctx: *const ibv_context,
     f: impl FnOnce(&Context) -> Result<R>,
 ) -> Result<R> {

@@ -91,6 +91,6 @@ impl Provider for Plugin {
     /// verbs_open_device: `private_data` goes to the plugin's alloc_context.
     fn open_private(&self, dev: &Arc<Device>, private_data: *mut c_void) -> Result<Arc<Context>> {
         let vdev = verbs_device_of(dev).ok_or(Errno::EINVAL)?;
-        context::open(dev, vdev, private_data, |p| Box::new(ops::Hosted { p }))
+        context::open(dev, vdev, private_data, |p| Box::new(ops::PluginOps { p }))
     }
 }

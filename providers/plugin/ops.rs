@@ -20,7 +20,9 @@ use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-pub(crate) struct Hosted {
+/// The provider ops of a hosted context: our [`ContextOps`] over the
+/// plugin's op table.
+pub(crate) struct PluginOps {
     pub p: Arc<Priv>,
 }
 
@@ -58,7 +60,7 @@ pub(crate) unsafe fn init_cq(
     }
 }
 
-impl Hosted {
+impl PluginOps {
     /// One slot of the plugin's op table.
     #[inline]
     fn slot<F>(&self, f: impl FnOnce(&verbs_context_ops) -> Option<F>) -> Option<F> {
@@ -93,7 +95,7 @@ impl Hosted {
         Ok(())
     }
 
-    /// [`Hosted::destroy`] of an object with events (CQ, QP, SRQ), whose
+    /// [`PluginOps::destroy`] of an object with events (CQ, QP, SRQ), whose
     /// `ibv_cmd_destroy_*` finds `o`'s record through
     /// [`call::destroying`] to wait for their acknowledgement.
     fn destroy_acked(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
@@ -103,7 +105,7 @@ impl Hosted {
     }
 }
 
-impl ContextOps for Hosted {
+impl ContextOps for PluginOps {
     fn query_device(&self, ctx: &Context, attr: &mut ibv_device_attr) -> Result<()> {
         let f = self.op(|o| o.query_device_ex)?;
         let a: *mut ibv_device_attr = attr;
