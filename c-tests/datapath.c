@@ -174,13 +174,19 @@ static void rc_ops(void)
 	dp_show(&d, "unsignalled: receiver", d.cq[1]);
 	dp_show(&d, "unsignalled: receiver", d.cq[1]);
 
-	/* a list whose second WR is bad (too many SGEs): the first is posted */
+	/* a list whose second WR is bad (too many SGEs): the first is posted.
+	 * The SGE array is as long as num_sge says: rdma-core 65's rxe plugin
+	 * sums the lengths before it checks the count. */
 	{
+		static struct ibv_sge many[99];
 		struct ibv_send_wr w2 = wr, w1 = wr;
+		for (int i = 0; i < 99; i++)
+			many[i] = wr.sg_list[0];
 		post_recv(&d, 1, 16, 0, 4096);
 		w1.wr_id = 22;
 		w1.next = &w2;
 		w2.wr_id = 23;
+		w2.sg_list = many;
 		w2.num_sge = 99;
 		post(&d, 0, &w1);
 		dp_show(&d, "list: sender", d.cq[0]);
@@ -188,9 +194,11 @@ static void rc_ops(void)
 	}
 	/* a recv list whose second WR is bad */
 	{
-		struct ibv_sge rs = sge(&d, 1, 0, 16);
-		struct ibv_recv_wr r2 = { .wr_id = 31, .sg_list = &rs, .num_sge = 9 };
-		struct ibv_recv_wr r1 = { .wr_id = 30, .next = &r2, .sg_list = &rs, .num_sge = 1 };
+		struct ibv_sge rs[9];
+		for (int i = 0; i < 9; i++)
+			rs[i] = sge(&d, 1, 0, 16);
+		struct ibv_recv_wr r2 = { .wr_id = 31, .sg_list = rs, .num_sge = 9 };
+		struct ibv_recv_wr r1 = { .wr_id = 30, .next = &r2, .sg_list = rs, .num_sge = 1 };
 		struct ibv_recv_wr *bad = NULL;
 		int r = ibv_post_recv(d.qp[1], &r1, &bad);
 		printf("recv list: %d bad=%s\n", r, bad == &r2 ? "second" : bad ? "?" : "NULL");
