@@ -175,9 +175,18 @@ pub unsafe extern "C" fn ibv_read_ibdev_sysfs_file(
 /// into what the command takes ([`Arg`]: objects and structs checked not
 /// NULL, plain values as they are); `; bufs`, `; cmd`, `; resp` stand for
 /// driver.h's buffer pointer and size pairs at that place, as [`Bufs`].
+/// A `versioned` one is exported through build.rs's `.symver` paths
+/// (rdma-core 65's entry points of names 34 has too), the others under
+/// their own name.
 macro_rules! cmd_api {
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; bufs $(, $tail:ident: $tt:ty)*)) => {
-        #[unsafe(no_mangle)]
+    (versioned $name:ident => $($rest:tt)*) => {
+        cmd_api!(@fn [] $name => $($rest)*);
+    };
+    ($name:ident => $($rest:tt)*) => {
+        cmd_api!(@fn [#[unsafe(no_mangle)]] $name => $($rest)*);
+    };
+    (@fn [$($export:tt)*] $name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; bufs $(, $tail:ident: $tt:ty)*)) => {
+        $($export)*
         #[allow(clippy::too_many_arguments)]
         #[entry(errno)]
         pub unsafe extern "C" fn $name(
@@ -194,32 +203,33 @@ macro_rules! cmd_api {
             }
         }
     };
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; cmd)) => {
-        #[unsafe(no_mangle)]
+    (@fn [$($export:tt)*] $name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; cmd)) => {
+        $($export)*
         #[entry(errno)]
         pub unsafe extern "C" fn $name($($arg: $t,)* cmd: *mut c_void, cmd_size: usize) -> c_int {
             // SAFETY: the plugin's objects and buffer, per driver.h.
             unsafe { $($f)::+($(Arg::from_c($arg)?,)* Bufs::cmd(cmd, cmd_size)) }
         }
     };
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; resp)) => {
-        #[unsafe(no_mangle)]
+    (@fn [$($export:tt)*] $name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; resp)) => {
+        $($export)*
         #[entry(errno)]
         pub unsafe extern "C" fn $name($($arg: $t,)* resp: *mut c_void, resp_size: usize) -> c_int {
             // SAFETY: the plugin's objects and buffer, per driver.h.
             unsafe { $($f)::+($(Arg::from_c($arg)?,)* Bufs::resp(resp, resp_size)) }
         }
     };
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
-        #[unsafe(no_mangle)]
+    (@fn [$($export:tt)*] $name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
+        $($export)*
         #[allow(clippy::too_many_arguments)]
         #[entry(errno)]
         pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
-            // SAFETY: the plugin's objects, per driver.h.
+            // SAFETY: the plugin's objects, per driver.h (NULL is EINVAL).
             unsafe { $($f)::+($(Arg::from_c($arg)?),*) }
         }
     };
 }
+pub(crate) use cmd_api;
 
 cmd_api!(ibv_cmd_get_context => device::get_context(context: *mut VerbsContext44; bufs));
 cmd_api!(ibv_cmd_alloc_pd => pd::alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd; bufs));

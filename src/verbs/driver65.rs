@@ -9,6 +9,7 @@
 // Reached only through build.rs's `.symver` paths, which test builds leave out.
 #![cfg_attr(test, allow(dead_code))]
 
+use super::driver::cmd_api;
 use crate::abi::*;
 use crate::driver_abi::v34::{self, verbs_context as VerbsContext44, verbs_cq, verbs_device_ops};
 use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
@@ -20,39 +21,6 @@ use crate::providers::plugin::cmd::{
 };
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
-
-/// One `ibv_cmd_*` of 65: its C arguments converted here, once, as
-/// `driver`'s `cmd_api!` does (`; bufs` for the buffer pairs). `versioned`
-/// ones are reached through build.rs's `.symver` paths; the others are the
-/// names rdma-core 65 added, exported as they are. The commands are in
-/// `providers::plugin::cmd`.
-macro_rules! cmd65 {
-    (versioned $name:ident => $($f:ident)::+($($arg:ident: $t:ty),* ; bufs $(, $tail:ident: $tt:ty)*)) => {
-        #[allow(clippy::too_many_arguments)]
-        #[entry(errno)]
-        pub unsafe extern "C" fn $name(
-            $($arg: $t,)* cmd: *mut c_void, cmd_size: usize, resp: *mut c_void, resp_size: usize
-            $(, $tail: $tt)*
-        ) -> c_int {
-            // SAFETY: the plugin's objects and buffers, per driver.h.
-            unsafe {
-                $($f)::+(
-                    $(Arg::from_c($arg)?,)*
-                    Bufs::new(cmd, cmd_size, resp, resp_size)
-                    $(, Arg::from_c($tail)?)*
-                )
-            }
-        }
-    };
-    ($name:ident => $($f:ident)::+($($arg:ident: $t:ty),*)) => {
-        #[unsafe(no_mangle)]
-        #[entry(errno)]
-        pub unsafe extern "C" fn $name($($arg: $t),*) -> c_int {
-            // SAFETY: the plugin's objects, per driver.h (NULL is EINVAL).
-            unsafe { $($f)::+($(Arg::from_c($arg)?),*) }
-        }
-    };
-}
 
 /// The v34 part of a 65 plugin's `verbs_context` (NULL stays NULL).
 fn v34_part(vctx: *mut c_void) -> *mut VerbsContext44 {
@@ -139,8 +107,8 @@ pub unsafe extern "C" fn ibv_cmd_get_context_65(
     })
 }
 
-cmd65!(versioned ibv_cmd_create_cq_ex_65 => cq::create_cq_ex_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32));
-cmd65!(versioned ibv_cmd_create_cq_ex2_65 => cq::create_cq_ex2_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut v34::ibv_command_buffer));
+cmd_api!(versioned ibv_cmd_create_cq_ex_65 => cq::create_cq_ex_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32));
+cmd_api!(versioned ibv_cmd_create_cq_ex2_65 => cq::create_cq_ex2_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut v34::ibv_command_buffer));
 
 /// Runs a v34 QP command on a 65 `verbs_qp`, which is longer by `wr_flush`
 /// before `comp_mask`: the v34 code writes `comp_mask` and `xrcd` at 34's
@@ -276,14 +244,14 @@ pub unsafe extern "C" fn ibv_cmd_reg_dmabuf_mr_65(
     }
 }
 
-cmd65!(ibv_cmd_alloc_dmah => dmah::alloc_dmah(ctx: *mut ibv_context, dmah: *mut verbs_dmah, attr: *mut ibv_dmah_init_attr));
-cmd65!(ibv_cmd_free_dmah => dmah::free_dmah(dmah: *mut verbs_dmah));
-cmd65!(ibv_cmd_query_port_speed => device::query_port_speed(context: *mut ibv_context, port_num: u32, speed: *mut u64));
-cmd65!(ibv_cmd_query_comp_cntr_caps => device::query_comp_cntr_caps(context: *mut ibv_context, caps: *mut ibv_comp_cntr_caps, caps_size: usize));
-cmd65!(ibv_cmd_create_comp_cntr => comp_cntr::create_comp_cntr(context: *mut ibv_context, comp_cntr: *mut ibv_comp_cntr, link: *mut v34::ibv_command_buffer));
-cmd65!(ibv_cmd_destroy_comp_cntr => comp_cntr::destroy_comp_cntr(comp_cntr: *mut ibv_comp_cntr));
-cmd65!(ibv_cmd_qp_attach_comp_cntr => comp_cntr::qp_attach_comp_cntr(qp: *mut ibv_qp, comp_cntr: *mut ibv_comp_cntr, attr: *mut ibv_qp_attach_comp_cntr_attr));
-cmd65!(ibv_cmd_reg_mr_ex => mr::reg_mr_ex(pd: *mut ibv_pd, vmr: *mut v34::verbs_mr, attr: *mut ibv_mr_init_attr));
+cmd_api!(ibv_cmd_alloc_dmah => dmah::alloc_dmah(ctx: *mut ibv_context, dmah: *mut verbs_dmah, attr: *mut ibv_dmah_init_attr));
+cmd_api!(ibv_cmd_free_dmah => dmah::free_dmah(dmah: *mut verbs_dmah));
+cmd_api!(ibv_cmd_query_port_speed => device::query_port_speed(context: *mut ibv_context, port_num: u32, speed: *mut u64));
+cmd_api!(ibv_cmd_query_comp_cntr_caps => device::query_comp_cntr_caps(context: *mut ibv_context, caps: *mut ibv_comp_cntr_caps, caps_size: usize));
+cmd_api!(ibv_cmd_create_comp_cntr => comp_cntr::create_comp_cntr(context: *mut ibv_context, comp_cntr: *mut ibv_comp_cntr, link: *mut v34::ibv_command_buffer));
+cmd_api!(ibv_cmd_destroy_comp_cntr => comp_cntr::destroy_comp_cntr(comp_cntr: *mut ibv_comp_cntr));
+cmd_api!(ibv_cmd_qp_attach_comp_cntr => comp_cntr::qp_attach_comp_cntr(qp: *mut ibv_qp, comp_cntr: *mut ibv_comp_cntr, attr: *mut ibv_qp_attach_comp_cntr_attr));
+cmd_api!(ibv_cmd_reg_mr_ex => mr::reg_mr_ex(pd: *mut ibv_pd, vmr: *mut v34::verbs_mr, attr: *mut ibv_mr_init_attr));
 
 /// The set/increment commands: which counter, which operation.
 macro_rules! modify65 {
