@@ -117,6 +117,25 @@ static inline void ctest_init(void)
 		exit(3);
 }
 
+/* The rdma-core release of the library serving this process (44 for
+ * libibverbs.so.1.14.44.0): the third number after ".so." in the real name of
+ * the file defining ibv_get_device_list; 0 when the name has none (ours). */
+static inline int ctest_release(void)
+{
+	struct ibv_device **(*volatile fn)(int *) = ibv_get_device_list;
+	char path[PATH_MAX];
+	const char *v;
+	Dl_info info;
+	int major, minor, release;
+
+	if (!dladdr((void *)fn, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+		return 0;
+	v = strstr(path, "libibverbs.so.");
+	if (!v || sscanf(v + 14, "%d.%d.%d", &major, &minor, &release) != 3)
+		return 0;
+	return release;
+}
+
 static inline int ctest_finish(void)
 {
 	fflush(stdout);

@@ -1,6 +1,8 @@
 //! fork() safety: registered memory is marked MADV_DONTFORK so a child does not
 //! share (and copy-on-write break) pages the HCA is using. Ranges are refcounted
-//! per page because several MRs may cover the same page.
+//! per page because several MRs may cover the same page. As in rdma-core 52
+//! and later, none of this happens on a kernel that copies pinned pages at
+//! fork itself: the parent keeps its pages there, the child gets copies.
 #![allow(unsafe_code)]
 
 use crate::entry::{Errno, Result};
@@ -131,25 +133,25 @@ impl Ranges {
 }
 
 struct ForkState {
-    /// Some once ibv_fork_init succeeded.
+    /// Some once ibv_fork_init started tracking.
     ranges: Option<Ranges>,
     huge_pages: bool,
 }
 
-/// Set (under the lock) once `ranges` is: lets every MR registration without
-/// ibv_fork_init skip the lock, as rdma-core's does.
-static ENABLED: AtomicBool = AtomicBool::new(false);
-/// A range was (un)registered before ibv_fork_init: too late to start now.
-static TOO_LATE: AtomicBool = AtomicBool::new(false);
+type Madvise = fn(usize, usize, Advice) -> Result<()>;
 
-static STATE: Mutex<ForkState> = Mutex::new(ForkState {
-    ranges: None,
-    huge_pages: false,
-});
-
-fn state() -> std::sync::MutexGuard<'static, ForkState> {
-    STATE.lock().unwrap_or_else(|p| p.into_inner())
+/// The process's fork protection; one static, and fresh ones in the tests.
+struct Fork {
+    /// Set (under the lock) once `ranges` is: lets every MR registration
+    /// without ibv_fork_init skip the lock, as rdma-core's does.
+    enabled: AtomicBool,
+    /// A range was (un)registered before ibv_fork_init: too late to start now.
+    too_late: AtomicBool,
+    state: Mutex<ForkState>,
+    madvise: Madvise,
 }
+
+static FORK: Fork = Fork::new(sys_madvise);
 
 /// The system's page size (a power of two), asked once: fork tracking
 /// rounds to it, and the rxe rings check their mappings against it.
@@ -187,73 +189,109 @@ fn sys_madvise(start: usize, end: usize, advice: Advice) -> Result<()> {
     Ok(())
 }
 
-/// ibv_fork_init: start tracking ranges. 0 or an errno.
-pub(crate) fn init() -> Result<()> {
-    let mut st = state();
-    if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
-        st.huge_pages = true;
+impl Fork {
+    const fn new(madvise: Madvise) -> Fork {
+        Fork {
+            enabled: AtomicBool::new(false),
+            too_late: AtomicBool::new(false),
+            state: Mutex::new(ForkState {
+                ranges: None,
+                huge_pages: false,
+            }),
+            madvise,
+        }
     }
-    if st.ranges.is_some() {
-        return Ok(());
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ForkState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
-    if TOO_LATE.load(SeqCst) {
-        return Err(Errno::EINVAL);
+
+    /// rdma-core 52 and later: when the kernel copies pinned pages at fork
+    /// nothing is tracked, so a call after registrations is no error either.
+    fn init(&self, kernel_copies_on_fork: impl FnOnce() -> bool) -> Result<()> {
+        let mut st = self.state();
+        if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
+            st.huge_pages = true;
+        }
+        if st.ranges.is_some() || kernel_copies_on_fork() {
+            return Ok(());
+        }
+        if self.too_late.load(SeqCst) {
+            return Err(Errno::EINVAL);
+        }
+        // Probe that the kernel knows the advice on a page of our own.
+        let page = page_size();
+        let probe = vec![0u8; page * 2];
+        let start = (probe.as_ptr() as usize).next_multiple_of(page);
+        (self.madvise)(start, start + page, Advice::DontFork)
+            .and_then(|()| (self.madvise)(start, start + page, Advice::DoFork))
+            .map_err(|_| Errno::ENOSYS)?;
+        st.ranges = Some(Ranges::default());
+        self.enabled.store(true, SeqCst);
+        Ok(())
     }
-    // Probe that the kernel knows the advice on a page of our own.
-    let page = page_size();
-    let probe = vec![0u8; page * 2];
-    let start = (probe.as_ptr() as usize).next_multiple_of(page);
-    sys_madvise(start, start + page, Advice::DontFork)
-        .and_then(|()| sys_madvise(start, start + page, Advice::DoFork))
-        .map_err(|_| Errno::ENOSYS)?;
-    st.ranges = Some(Ranges::default());
-    ENABLED.store(true, SeqCst);
-    Ok(())
+
+    fn status(&self, kernel_copies_on_fork: bool) -> ForkStatus {
+        if kernel_copies_on_fork {
+            ForkStatus::Unneeded
+        } else if self.state().ranges.is_some() {
+            ForkStatus::Enabled
+        } else {
+            ForkStatus::Disabled
+        }
+    }
+
+    #[inline]
+    fn range(&self, base: usize, size: usize, advice: Advice) -> Result<()> {
+        // Marked before `enabled` is read again, and init reads `too_late`
+        // before setting `enabled`: a racing init either fails or this range
+        // is tracked.
+        if !self.enabled.load(SeqCst) {
+            self.too_late.store(true, SeqCst);
+            if !self.enabled.load(SeqCst) {
+                return Ok(());
+            }
+        }
+        self.tracked(base, size, advice)
+    }
+
+    /// [`Fork::range`] after ibv_fork_init started tracking: out of line, so
+    /// that the common case (every reg_mr and dereg_mr) is a few instructions
+    /// in its caller.
+    #[cold]
+    #[inline(never)]
+    fn tracked(&self, base: usize, size: usize, advice: Advice) -> Result<()> {
+        let mut st = self.state();
+        let page = if st.huge_pages { 2 << 20 } else { page_size() };
+        let Some(ranges) = st.ranges.as_mut() else {
+            return Ok(());
+        };
+        if size == 0 {
+            return Ok(());
+        }
+        let end = base.checked_add(size).ok_or(Errno::EINVAL)?;
+        let start = base & !(page - 1);
+        let end = end.checked_next_multiple_of(page).ok_or(Errno::EINVAL)?;
+        ranges.apply(start, end, advice, self.madvise)
+    }
+}
+
+/// ibv_fork_init: 0 or an errno. `kernel_copies_on_fork` is asked only
+/// while tracking has not started.
+pub(crate) fn init(kernel_copies_on_fork: impl FnOnce() -> bool) -> Result<()> {
+    FORK.init(kernel_copies_on_fork)
 }
 
 /// ibv_is_fork_initialized.
 pub(crate) fn status(kernel_copies_on_fork: bool) -> ForkStatus {
-    if kernel_copies_on_fork {
-        ForkStatus::Unneeded
-    } else if state().ranges.is_some() {
-        ForkStatus::Enabled
-    } else {
-        ForkStatus::Disabled
-    }
+    FORK.status(kernel_copies_on_fork)
 }
 
-/// ibv_dontfork_range / ibv_dofork_range. Without ibv_fork_init they only note
-/// that it is now too late to call it, as rdma-core does.
+/// ibv_dontfork_range / ibv_dofork_range. Without tracking they only note
+/// that it is now too late to start it, as rdma-core does.
 #[inline]
 pub(crate) fn range(base: usize, size: usize, advice: Advice) -> Result<()> {
-    // Marked before ENABLED is read again, and init reads TOO_LATE before
-    // setting ENABLED: a racing init either fails or this range is tracked.
-    if !ENABLED.load(SeqCst) {
-        TOO_LATE.store(true, SeqCst);
-        if !ENABLED.load(SeqCst) {
-            return Ok(());
-        }
-    }
-    tracked(base, size, advice)
-}
-
-/// [`range`] after ibv_fork_init: out of line, so that the common case
-/// (every reg_mr and dereg_mr) is a few instructions in its caller.
-#[cold]
-#[inline(never)]
-fn tracked(base: usize, size: usize, advice: Advice) -> Result<()> {
-    let mut st = state();
-    let page = if st.huge_pages { 2 << 20 } else { page_size() };
-    let Some(ranges) = st.ranges.as_mut() else {
-        return Ok(());
-    };
-    if size == 0 {
-        return Ok(());
-    }
-    let end = base.checked_add(size).ok_or(Errno::EINVAL)?;
-    let start = base & !(page - 1);
-    let end = end.checked_next_multiple_of(page).ok_or(Errno::EINVAL)?;
-    ranges.apply(start, end, advice, sys_madvise)
+    FORK.range(base, size, advice)
 }
 
 #[cfg(test)]
@@ -301,9 +339,89 @@ mod tests {
         assert!(undone.is_empty());
     }
 
+    /// Counts the madvise calls of the tests' own Fork values (each test
+    /// has its own counter: the tests run in parallel).
+    macro_rules! counting {
+        ($name:ident, $count:ident) => {
+            static $count: AtomicUsize = AtomicUsize::new(0);
+            fn $name(s: usize, e: usize, a: Advice) -> Result<()> {
+                $count.fetch_add(1, SeqCst);
+                sys_madvise(s, e, a)
+            }
+        };
+    }
+
+    #[test]
+    fn kernel_copies_on_fork_init_does_nothing() {
+        counting!(madv, CALLS);
+        let f = Fork::new(madv);
+        let buf = vec![0u8; 3 * page_size()];
+        let base = buf.as_ptr() as usize;
+        assert_eq!(f.status(true), ForkStatus::Unneeded);
+        // A registration first: no EINVAL later, as rdma-core 52 and later.
+        f.range(base, 100, Advice::DontFork).unwrap();
+        assert_eq!(f.init(|| true), Ok(()));
+        assert_eq!(f.init(|| true), Ok(()));
+        f.range(base, 100, Advice::DontFork).unwrap();
+        f.range(base, 100, Advice::DoFork).unwrap();
+        f.range(base, 100, Advice::DoFork).unwrap();
+        assert_eq!(f.status(true), ForkStatus::Unneeded);
+        // Not even the probe: no page of this process was advised.
+        assert_eq!(CALLS.load(SeqCst), 0);
+        assert!(f.state().ranges.is_none());
+        assert!(!f.enabled.load(SeqCst));
+    }
+
+    #[test]
+    fn kernel_copies_on_fork_before_any_registration() {
+        counting!(madv, CALLS);
+        let f = Fork::new(madv);
+        let buf = vec![0u8; 3 * page_size()];
+        let base = buf.as_ptr() as usize;
+        assert_eq!(f.init(|| true), Ok(()));
+        f.range(base, 100, Advice::DontFork).unwrap();
+        f.range(base, 100, Advice::DoFork).unwrap();
+        assert_eq!(CALLS.load(SeqCst), 0);
+        assert!(f.state().ranges.is_none());
+    }
+
+    #[test]
+    fn no_kernel_copy_tracks_ranges() {
+        counting!(madv, CALLS);
+        let f = Fork::new(madv);
+        let page = page_size();
+        let buf = vec![0u8; 3 * page];
+        let base = (buf.as_ptr() as usize).next_multiple_of(page);
+        assert_eq!(f.status(false), ForkStatus::Disabled);
+        assert_eq!(f.init(|| false), Ok(()));
+        assert_eq!(CALLS.load(SeqCst), 2, "the probe: DONTFORK and DOFORK");
+        assert_eq!(f.status(false), ForkStatus::Enabled);
+        // The kernel is not asked again once tracking runs.
+        assert_eq!(f.init(|| panic!("asked again")), Ok(()));
+        f.range(base + 10, 100, Advice::DontFork).unwrap();
+        assert_eq!(CALLS.load(SeqCst), 3);
+        let ranges = |f: &Fork| f.state().ranges.as_ref().map(Ranges::dump);
+        assert_eq!(ranges(&f), Some(vec![(base, base + page, 1)]));
+        f.range(base + 10, 100, Advice::DoFork).unwrap();
+        assert_eq!(CALLS.load(SeqCst), 4);
+        assert_eq!(ranges(&f), Some(vec![]));
+    }
+
+    #[test]
+    fn no_kernel_copy_too_late_after_a_registration() {
+        counting!(madv, CALLS);
+        let f = Fork::new(madv);
+        let buf = vec![0u8; 3 * page_size()];
+        f.range(buf.as_ptr() as usize, 100, Advice::DontFork)
+            .unwrap();
+        assert_eq!(f.init(|| false), Err(Errno::EINVAL));
+        assert_eq!(f.status(false), ForkStatus::Disabled);
+        assert_eq!(CALLS.load(SeqCst), 0);
+    }
+
     #[test]
     fn real_madvise_on_own_page() {
-        init().unwrap();
+        init(|| false).unwrap();
         let buf = vec![0u8; 3 * page_size()];
         let base = buf.as_ptr() as usize;
         range(base, 100, Advice::DontFork).unwrap();

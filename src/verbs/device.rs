@@ -17,13 +17,15 @@ fn env_true(name: &str) -> bool {
 
 /// What rdma-core's library init does at the first ibv_get_device_list:
 /// RDMAV_FORK_SAFE or IBV_FORK_SAFE turn fork protection on (ibv_fork_init,
-/// before any registration), RDMAV_ALLOW_DISASSOC_DESTROY (or mlx4's old
-/// MLX4_DEVICE_FATAL_CLEANUP) sets the flag hosted C providers read.
+/// before any registration; a no-op where the kernel copies pinned pages at
+/// fork, so the variables are then ignored), RDMAV_ALLOW_DISASSOC_DESTROY
+/// (or mlx4's old MLX4_DEVICE_FATAL_CLEANUP) sets the flag hosted C
+/// providers read.
 fn library_init() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if (env_true("RDMAV_FORK_SAFE") || env_true("IBV_FORK_SAFE"))
-            && crate::fork::init().is_err()
+            && crate::fork::init(crate::netlink::copy_on_fork).is_err()
         {
             eprintln!("libibverbs: Warning: fork()-safety requested but init failed");
         }

@@ -9,7 +9,7 @@ use std::ffi::{c_int, c_void};
 #[unsafe(no_mangle)]
 #[entry(value(libc::EIO))]
 pub extern "C" fn ibv_fork_init() -> c_int {
-    ret_errno(fork::init())
+    ret_errno(fork::init(crate::netlink::copy_on_fork))
 }
 
 #[unsafe(no_mangle)]
