@@ -256,34 +256,79 @@ vm_new_run() {
 # VM_STREAM_A=1 streams guest a's output while they run. no_timer_check: with
 # two TCG guests on cores loaded by others, a guest's kernel panicked at boot
 # ("IO-APIC + timer doesn't work!"), its timer check too slow to pass.
+# VM_APPEND_A / VM_APPEND_B: more kernel arguments for one guest (e.g.
+# VM_APPEND_B=rdinit=/none makes b's boot fail: no init, a panic).
+# When a guest's VM ends, the host writes its status to
+# RUNDIR/shared/sync/SIDE.exit, so that the other guest's script can stop
+# waiting for it (vm/guest/two-hosts.sh does). If the VM failed (status 124:
+# timed out, 125: its command never ran, e.g. the kernel did not boot) and
+# the other is still up VM_PEER_GRACE seconds later (default 60), the host
+# stops that one too.
 vm_udp_port_free() { ! ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
+# vm_watch_two RUNDIR JOB_A JOB_B: returns once both jobs ended, stopping the
+# one still up VM_PEER_GRACE seconds after the other's VM failed (124, 125)
+vm_watch_two() {
+  local run=$1 ja=$2 jb=$3 s o j rc i
+  while kill -0 "$ja" 2>/dev/null && kill -0 "$jb" 2>/dev/null; do sleep 1; done
+  for s in a b; do
+    o=$([ $s = a ] && echo b || echo a); j=$([ $o = a ] && echo "$ja" || echo "$jb")
+    rc=$(cat "$run/$s/boot.rc" 2>/dev/null) || continue
+    case $rc in 124|125) ;; *) continue ;; esac
+    kill -0 "$j" 2>/dev/null || return 0
+    vm_log "guest $s's VM failed (status $rc: $([ "$rc" = 124 ] && echo 'timed out' || echo 'its command never ran')); guest $o has ${VM_PEER_GRACE:-60}s to give up on its own"
+    for i in $(seq 1 "${VM_PEER_GRACE:-60}"); do kill -0 "$j" 2>/dev/null || return 0; sleep 1; done
+    vm_log "stopping guest $o: its peer $s is gone"
+    kill -TERM "$j" 2>/dev/null; wait "$j"
+    [ -e "$run/$o/boot.rc" ] || echo 130 > "$run/$o/boot.rc"
+    return 0
+  done
+  return 0
+}
+# vm_stall_b RUNDIR: while RUNDIR/shared/sync/stall exists (a case asks for
+# it), stops guest b's qemu for 0.1 to 0.9 s at a time, 0.1 to 0.7 s apart
+# (a peer that stalls, as under heavy load); ends with the run or its script
+vm_stall_b() {
+  local run=$1 pid="" n=0 owner=$$
+  while { [ ! -e "$run/a/boot.rc" ] || [ ! -e "$run/b/boot.rc" ]; } && kill -0 "$owner" 2>/dev/null; do
+    if [ ! -e "$run/shared/sync/stall" ]; then sleep 0.5; continue; fi
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null ||
+      pid=$(pgrep -f "^qemu-system-x86_64 .*path=$run/b,mount_tag=out" | head -1)
+    [ -n "$pid" ] || { sleep 0.5; continue; }
+    kill -STOP "$pid" 2>/dev/null || continue
+    sleep "0.$((1 + RANDOM % 9))"; kill -CONT "$pid"; n=$((n + 1))
+    echo "$n" > "$run/shared/sync/stalls"
+    sleep "0.$((1 + RANDOM % 7))"
+  done
+}
 vm_boot_two() {
   local run=$1 pa pb i
-  mkdir -p "$run/a" "$run/b" "$run/shared"; chmod 755 "$run/a" "$run/b" "$run/shared"
+  mkdir -p "$run/a" "$run/b" "$run/shared/sync"; chmod 755 "$run/a" "$run/b" "$run/shared" "$run/shared/sync"
+  rm -f "$run/a/boot.rc" "$run/b/boot.rc" "$run/shared/sync/a.exit" "$run/shared/sync/b.exit"
   for i in $(seq 1 50); do
     pa=$((20000 + (RANDOM % 20000) * 2)); pb=$((pa + 1))
     vm_udp_port_free "$pa" && vm_udp_port_free "$pb" && break
   done
   (
-    VM_APPEND_EXTRA=no_timer_check VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
+    VM_APPEND_EXTRA="no_timer_check${VM_APPEND_A:+ $VM_APPEND_A}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
     VM_CONFIG_EXTRA="ROLE=a ADDR=192.168.77.1 PEER=192.168.77.2 SHARED='$run/shared'"
     VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa"
                    -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:01"
                    -virtfs "local,path=$run/shared,mount_tag=shared,security_model=none,multidevs=remap")
-    vm_boot "$run/a"; echo $? > "$run/a/boot.rc"; echo "$VM_ELAPSED" > "$run/a/boot.secs"
+    vm_boot "$run/a"; i=$?; echo "$VM_ELAPSED" > "$run/a/boot.secs"; echo $i > "$run/a/boot.rc"; echo $i > "$run/shared/sync/a.exit"
   ) &
   local ja=$!
   (
-    VM_APPEND_EXTRA=no_timer_check VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
+    VM_APPEND_EXTRA="no_timer_check${VM_APPEND_B:+ $VM_APPEND_B}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
     VM_CONFIG_EXTRA="ROLE=b ADDR=192.168.77.2 PEER=192.168.77.1 SHARED='$run/shared'"
     VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pa,localaddr=127.0.0.1:$pb"
                    -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:02"
                    -virtfs "local,path=$run/shared,mount_tag=shared,security_model=none,multidevs=remap")
-    vm_boot "$run/b"; echo $? > "$run/b/boot.rc"; echo "$VM_ELAPSED" > "$run/b/boot.secs"
+    vm_boot "$run/b"; i=$?; echo "$VM_ELAPSED" > "$run/b/boot.secs"; echo $i > "$run/b/boot.rc"; echo $i > "$run/shared/sync/b.exit"
   ) &
   local jb=$!
-  trap 'vm_log "interrupted: stopping both VMs"; kill -TERM $ja $jb 2>/dev/null; wait; exit 130' INT TERM
-  wait $ja $jb
+  trap 'vm_log "interrupted: stopping both VMs"; kill -TERM $ja $jb 2>/dev/null; wait $ja $jb; exit 130' INT TERM
+  vm_watch_two "$run" $ja $jb
+  wait $ja $jb || :
   trap - INT TERM
   VM_RC_A=$(cat "$run/a/boot.rc" 2>/dev/null || echo 125)
   VM_RC_B=$(cat "$run/b/boot.rc" 2>/dev/null || echo 125)

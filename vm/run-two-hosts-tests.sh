@@ -13,7 +13,11 @@
 # VM_TEST_ONLY=REGEX, VM_CASE_TIMEOUT (per process, default 120 s),
 # VM_TIMEOUT (each boot, default 1200 s short, 3600 s full), VM_KERNEL,
 # VM_RESULTS_NAME (results directory name under vm/out/), TWO_HOSTS_TRACE
-# (vm/guest/two-hosts.sh: the kernel's CM trace events of each case).
+# (vm/guest/two-hosts.sh: the kernel's CM trace events of each case),
+# TWO_HOSTS_STALL_N (rc_stall's messages), TWO_HOSTS_UP_LIMIT and
+# VM_PEER_GRACE (giving up on a guest gone), VM_APPEND_A / VM_APPEND_B
+# (vm/lib.sh: kernel arguments of one guest; rdinit=/none fails its boot).
+# KDEF results (rc_stall: the known kernel defect) are counted apart.
 # (one block, read whole before it runs: editing the script meanwhile is safe)
 {
 set -euo pipefail
@@ -47,7 +51,7 @@ cp "$VM_DIR/guest/two-hosts.sh" "$run/two-hosts.sh"
 for side in a b; do
   mkdir -p "$run/$side"; echo "$REPO" > "$run/$side/cwd"
   {
-    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU TWO_HOSTS_TRACE TWO_HOSTS_TRACE_EVENTS TWO_HOSTS_TRACE_COMM \
+    for v in TWO_HOSTS_SUITE TWO_HOSTS_MODES VM_TEST_ONLY VM_CASE_TIMEOUT MPI_LIBS TWO_HOSTS_NETEM TWO_HOSTS_MTU TWO_HOSTS_TRACE TWO_HOSTS_TRACE_EVENTS TWO_HOSTS_TRACE_COMM TWO_HOSTS_STALL_N TWO_HOSTS_UP_LIMIT \
              BENCH_ROUNDS BENCH_RT_N BENCH_WBW_N BENCH_CG_RT_N BENCH_CG_WBW_N; do
       [ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
     done
@@ -56,15 +60,18 @@ for side in a b; do
 done
 echo "vm-test-two-hosts: booting two VMs (kernel $VM_KVER, TCG, ${VM_SMP_TWO:-1} CPU each), suite $SUITE; logs in ${run#$REPO/}/"
 set +e
+vm_stall_b "$run" & stall_pid=$!   # (case rc_stall)
 VM_STREAM_A=1 vm_boot_two "$run"
+kill "$stall_pid" 2>/dev/null; wait "$stall_pid" 2>/dev/null
 set -e
 
 cat "$run/build-failures.tsv" "$run/shared/results.tsv" > "$run/results.tsv" 2>/dev/null || true
 pass=$(awk -F'\t' '$3 == "pass"' "$run/results.tsv" | wc -l)
-fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
+kdef=$(awk -F'\t' '$3 == "kdefect"' "$run/results.tsv" | wc -l)
+fail=$(awk -F'\t' '$3 != "pass" && $3 != "kdefect"' "$run/results.tsv" | wc -l)
 {
   printf '%-6s %-8s %-40s %6s  %s\n' RESULT LIB CASE SECS DETAIL
-  awk -F'\t' '{ printf "%-6s %-8s %-40s %6s  %s\n", ($3 == "pass" ? "PASS" : "FAIL"), $1, $2, $4, $5 }' "$run/results.tsv" | cut -c1-220
+  awk -F'\t' '{ printf "%-6s %-8s %-40s %6s  %s\n", ($3 == "pass" ? "PASS" : $3 == "kdefect" ? "KDEF" : "FAIL"), $1, $2, $4, $5 }' "$run/results.tsv" | cut -c1-220
   echo
   for f in "$run"/shared/cases/*/rc_linkdown*/server.out "$run"/shared/cases/*/rc_linkdown/*/server.out \
            "$run"/shared/cases/*/rc_mtu_retry*/server.out "$run"/shared/cases/*/rc_mtu_retry/*/server.out; do
@@ -72,7 +79,8 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
     echo "${f#$run/shared/cases/}:"; grep -E '^(phase|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
   done
   for f in "$run"/shared/cases/*/rc_peer*/server.out "$run"/shared/cases/*/rc_peer*/*/server.out \
-           "$run"/shared/cases/*/rc_netem*/server.out "$run"/shared/cases/*/rc_netem/*/server.out; do
+           "$run"/shared/cases/*/rc_netem*/server.out "$run"/shared/cases/*/rc_netem/*/server.out \
+           "$run"/shared/cases/*/rc_stall/server.out; do
     [ -e "$f" ] || continue
     echo "${f#$run/shared/cases/}:"; grep -E '^(stream|events|TIMEWAIT|rdma_disconnect|FAIL|ibv_post_send)' "$f" | sed 's/^/  /'
   done
@@ -88,13 +96,23 @@ fail=$(awk -F'\t' '$3 != "pass"' "$run/results.tsv" | wc -l)
 echo; cat "$run/summary.txt"; echo
 if [ "$VM_RC_A" != 0 ] || [ "$VM_RC_B" != 0 ]; then
   echo "vm-test-two-hosts: a VM run did not complete (a: $VM_RC_A, b: $VM_RC_B; see ${run#$REPO/}/{a,b}/console.log)"
+  for s in a b; do
+    case $(cat "$run/$s/boot.rc" 2>/dev/null) in
+      124) echo "vm-test-two-hosts: guest $s timed out (VM_TIMEOUT ${VM_TIMEOUT}s)" ;;
+      125) echo "vm-test-two-hosts: guest $s never ran its script (did not boot, or its setup failed): $(grep -m1 -E 'Kernel panic|vm-init:' "$run/$s/console.log" "$run/$s/output" 2>/dev/null | cut -d: -f2- | cut -c1-120)" ;;
+      3) echo "vm-test-two-hosts: guest $s gave up: $(grep -m1 'giving up' "$run/$s/output" | cut -c12-200)" ;;
+      130) echo "vm-test-two-hosts: guest $s was stopped by the host, its peer gone" ;;
+    esac
+  done
   fail=$((fail + 1))
 fi
-if ! grep -q $'^debian\t' "$run/results.tsv" 2>/dev/null && [[ "${TWO_HOSTS_MODES:-debian:debian}" == *debian:debian* ]]; then
+if [ "$VM_RC_A$VM_RC_B" = 00 ] && ! grep -q $'^debian\t' "$run/results.tsv" 2>/dev/null &&
+   [[ "${TWO_HOSTS_MODES:-debian:debian}" == *debian:debian* ]]; then
   echo "vm-test-two-hosts: no Debian reference results"; fail=$((fail + 1))
 fi
 total=$(( $(date +%s) - t_start ))
 echo "vm-test-two-hosts: kernel $VM_KVER, VMs up ${VM_ELAPSED}s, total ${total}s"
+[ "$kdef" = 0 ] || echo "vm-test-two-hosts: $kdef showed the known kernel defect (KDEF: vm/README.md, rc_stall)"
 echo "vm-test-two-hosts: $pass passed, $fail failed"
 [ "$fail" = 0 ]; exit
 }

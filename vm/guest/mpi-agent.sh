@@ -12,7 +12,10 @@ mkdir -p "$d"
 n=$(date +%s%N)$$
 printf '%s\n' "$*" > "$d/$n.tmp"
 mv "$d/$n.tmp" "$d/$n.cmd"
-while [ ! -e "$d/$n.rc" ]; do sleep 0.2; done
+while [ ! -e "$d/$n.rc" ]; do
+  [ -e "$SHARED/sync/b.exit" ] && { echo "mpi-agent: guest b's VM ended" >&2; exit 255; }
+  sleep 0.2
+done
 cat "$d/$n.out"
 cat "$d/$n.err" >&2
 exit "$(cat "$d/$n.rc")"
