@@ -58,6 +58,9 @@ pub(crate) struct Priv {
     /// lacks (DMA handles, completion counters, port speed, buffers) are
     /// read from here. None for a 34 plugin.
     ops65: RwLock<Option<Box<crate::driver_abi::v65::verbs_context_ops>>>,
+    /// A 65 plugin's buffers not freed yet, as (token, its `struct
+    /// ibv_buf`): the close frees what is left.
+    bufs: Mutex<Vec<(usize, usize)>>,
 }
 
 impl Drop for Priv {
@@ -100,6 +103,7 @@ impl Priv {
             (&raw mut (*p).opened).write(AtomicPtr::new(std::ptr::null_mut()));
             (&raw mut (*p).live).write(AtomicUsize::new(0));
             (&raw mut (*p).ops65).write(RwLock::new(None));
+            (&raw mut (*p).bufs).write(Mutex::new(Vec::new()));
             a.assume_init()
         }
     }
@@ -169,6 +173,30 @@ impl Priv {
         let _ = self
             .live
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+    /// Records a buffer of the plugin's (counted for close); returns the
+    /// token that names it, unique in the process.
+    pub(crate) fn add_buf(&self, b: usize) -> usize {
+        static NEXT: AtomicUsize = AtomicUsize::new(1);
+        let t = NEXT.fetch_add(1, Ordering::Relaxed);
+        self.bufs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((t, b));
+        self.count_object();
+        t
+    }
+    /// The buffer of `token`, out of the list; None if it is not there
+    /// (freed, or not this context's).
+    pub(crate) fn take_buf(&self, token: usize) -> Option<usize> {
+        let mut g = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
+        let i = g.iter().position(|&(t, _)| t == token)?;
+        Some(g.remove(i).1)
+    }
+    /// Every buffer left, out of the list.
+    pub(crate) fn take_bufs(&self) -> Vec<usize> {
+        let mut g = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
+        g.drain(..).map(|(_, b)| b).collect()
     }
     /// Whether objects may be left (never false while one is).
     pub(crate) fn objects_left(&self) -> bool {
@@ -534,6 +562,7 @@ unsafe fn set_lib_ops(v34: *mut u8) {
     let words = LIB.get_or_init(|| {
         v34::words_of(|v| {
             crate::context::fill_lib_slots(v);
+            super::hosted_slots::fill(v);
             // The data path stays the plugin's own: verbs.h's inline
             // functions call these slots directly, so whatever our library
             // puts there for its own providers is left out for a plugin.

@@ -11,6 +11,7 @@ pub(crate) mod cmd;
 pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod frame;
+pub(crate) mod hosted_slots;
 pub(crate) mod ioctl;
 pub(crate) mod load;
 pub(crate) mod log;
@@ -19,6 +20,7 @@ pub(crate) mod objects;
 pub(crate) mod ops;
 pub(crate) mod registry;
 pub(crate) mod release;
+pub(crate) mod slots;
 
 use crate::context::Context;
 use crate::device::Device;

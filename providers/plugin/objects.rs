@@ -34,11 +34,13 @@ fn rank(k: Kind) -> Option<u8> {
 
 /// Takes every object of `ctx` back from C and has the plugin destroy its
 /// own, users first (`ops65`: a 65 plugin's whole table, for the kinds 34's
-/// has no slot for); the records go when this returns.
+/// has no slot for), running `before_pds` once before the first PD goes
+/// (the context's buffers, made on PDs); the records go when this returns.
 pub(crate) fn destroy_all(
     ctx: &Arc<Context>,
     ops: &verbs_context_ops,
     ops65: Option<&verbs_context_ops65>,
+    before_pds: impl FnOnce(),
 ) {
     let entries = object::take_owned_by(ctx);
     let mut left: Vec<(u8, Kind, *mut std::ffi::c_void)> = entries
@@ -46,7 +48,13 @@ pub(crate) fn destroy_all(
         .filter_map(|o| Some((rank(o.kind())?, o.kind(), o.addr().as_ptr())))
         .collect();
     left.sort_by_key(|l| l.0);
+    let mut before_pds = Some(before_pds);
     for (_, kind, p) in left {
+        if kind == Kind::Pd
+            && let Some(f) = before_pds.take()
+        {
+            f();
+        }
         // SAFETY: live objects of this plugin's context, out of the registry
         // (no new verb finds them), each destroyed once with the
         // plugin's own op for its kind.
@@ -70,6 +78,9 @@ pub(crate) fn destroy_all(
                 _ => None,
             };
         }
+    }
+    if let Some(f) = before_pds {
+        f();
     }
     drop(entries);
 }

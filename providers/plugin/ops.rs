@@ -12,7 +12,7 @@ use super::objects;
 use crate::abi::*;
 use crate::context::generic::{self, buf::Buf};
 use crate::context::{Context, ContextOps, EventCounts, New, Obj, ObjRef};
-use crate::driver_abi::v34::{verbs_context_ops, verbs_mr};
+use crate::driver_abi::v34::{IBV_MR_TYPE_MR, verbs_context_ops, verbs_mr};
 use crate::driver_abi::v65::{ibv_buf as ibv_buf65, verbs_context_ops as verbs_context_ops65};
 use crate::entry::{Errno, Result};
 use crate::object::CObject;
@@ -93,6 +93,22 @@ impl PluginOps {
         ret(call::on(&o.ctx, || f(o.addr().as_ptr())))?;
         self.p.uncount_object();
         Ok(())
+    }
+
+    /// Frees a buffer of the plugin's alloc_buf (out of our list), with its
+    /// free_buf, or as rdma-core's default does when it has none.
+    fn free_plugin_buf(&self, ctx: &Context, b: usize) {
+        let b = b as *mut ibv_buf65;
+        match self.op65(|o| o.free_buf) {
+            // SAFETY: the plugin's live buffer, freed once (taken out of the list).
+            Ok(f) => call::on(ctx, || unsafe { f(b) }),
+            // SAFETY: as above: rdma-core frees both from the heap then.
+            Err(_) => unsafe {
+                libc::free((*b).addr);
+                libc::free(b.cast());
+            },
+        }
+        self.p.uncount_object();
     }
 
     /// [`PluginOps::destroy`] of an object with events (CQ, QP, SRQ), whose
@@ -181,6 +197,60 @@ impl ContextOps for PluginOps {
             )
         });
         self.made(mr)
+    }
+    fn reg_dmabuf_mr(
+        &self,
+        pd: &Obj,
+        offset: u64,
+        len: usize,
+        iova: u64,
+        fd: c_int,
+        access: u32,
+    ) -> Result<New> {
+        let f = self.op(|o| o.reg_dmabuf_mr)?;
+        // SAFETY: the plugin's op on its live PD.
+        let mr = call::on(&pd.ctx, || unsafe {
+            f(pd.c::<ibv_pd>(), offset, len, iova, fd, access as c_int)
+        });
+        self.made(mr)
+    }
+    /// The MR stays the same object (the plugin updates its struct); a
+    /// new PD must be a live one of this context.
+    fn rereg_mr(
+        &self,
+        mr: &Obj,
+        flags: c_int,
+        pd: Option<&Obj>,
+        addr: usize,
+        len: usize,
+        access: c_int,
+    ) -> Result<()> {
+        let f = self.op(|o| o.rereg_mr)?;
+        // rdma-core's check, before the op: only a plain registration
+        // (not a null, dma-buf or imported MR) is reregistered.
+        // SAFETY: a live MR of this plugin (a verbs_mr at its head).
+        let ty = unsafe { (*mr.c::<ibv_mr>().cast::<verbs_mr>()).mr_type };
+        if ty != IBV_MR_TYPE_MR {
+            return Err(Errno::EINVAL);
+        }
+        let change_pd = flags & IBV_REREG_MR_CHANGE_PD as c_int != 0;
+        let pd = match pd {
+            Some(p) if Arc::ptr_eq(&p.ctx, &mr.ctx) => p.c::<ibv_pd>(),
+            Some(_) => return Err(Errno::EINVAL),
+            None if change_pd => return Err(Errno::EINVAL),
+            None => std::ptr::null_mut(),
+        };
+        // SAFETY: a live MR of this plugin (a verbs_mr at its head).
+        ret(call::on(&mr.ctx, || unsafe {
+            f(
+                mr.c::<ibv_mr>().cast::<verbs_mr>(),
+                flags,
+                pd,
+                addr as *mut c_void,
+                len,
+                access,
+            )
+        }))
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         let f = self.op(|o| o.dereg_mr)?;
@@ -425,7 +495,9 @@ impl ContextOps for PluginOps {
         self.destroy(dm, |p| unsafe { f(p.cast()) })
     }
     /// A 65 plugin's own buffer: its `struct ibv_buf` is read once, as
-    /// rdma-core's core reads it (address, size, PD, dma-buf fd).
+    /// rdma-core's core reads it (address, size, PD, dma-buf fd). The handle
+    /// C gets names it by a token of this context's, never reused, so a
+    /// handle that outlived its buffer (freed at close) reaches nothing.
     fn alloc_buf(&self, pd: &Obj, size: usize) -> Result<(usize, Buf)> {
         let Ok(f) = self.op65(|o| o.alloc_buf) else {
             return generic::buf::alloc(pd, size);
@@ -443,23 +515,23 @@ impl ContextOps for PluginOps {
         // contract; rdma-core would give the caller garbage.
         // SAFETY: the plugin's new buffer handle.
         let h = unsafe { b.as_ref() }.ok_or(Errno::EIO)?;
-        Ok((
-            p as usize,
-            Buf {
-                ctx: pd.ctx.c_ptr() as usize,
-                pd: h.pd as usize,
-                addr: h.addr as usize,
-                size: h.size,
-                dmabuf_fd: h.dmabuf_fd,
-                prov: b as usize,
-            },
-        ))
+        let buf = Buf {
+            ctx: pd.ctx.c_ptr() as usize,
+            pd: h.pd as usize,
+            addr: h.addr as usize,
+            size: h.size,
+            dmabuf_fd: h.dmabuf_fd,
+            prov: self.p.add_buf(b as usize),
+        };
+        Ok((p as usize, buf))
     }
     fn free_buf(&self, ctx: &Context, buf: &Buf) {
-        match self.op65(|o| o.free_buf) {
-            // SAFETY: the plugin's own live buffer (its handle just ended).
-            Ok(f) if buf.prov != 0 => call::on(ctx, || unsafe { f(buf.prov as *mut ibv_buf65) }),
-            _ => generic::buf::free(buf),
+        if buf.prov == 0 {
+            return generic::buf::free(buf);
+        }
+        // None: the close freed it already.
+        if let Some(b) = self.p.take_buf(buf.prov) {
+            self.free_plugin_buf(ctx, b);
         }
     }
     fn reg_mr_ex(&self, pd: &Obj, attr: &mut ibv_mr_init_attr) -> Result<New> {
@@ -591,12 +663,22 @@ impl ContextOps for PluginOps {
     fn close(&self, ctx: &Context) -> Result<()> {
         let c = ctx.c_ptr();
         // Only a context with objects left pays for the registry's scan.
+        // Buffers still allocated are freed here, after the MRs that may
+        // be on them and before their PDs: a later ibv_free_buf only ends
+        // the handle (rdma-core leaves them, and its free_buf then reads the
+        // freed context).
+        let free_bufs = || {
+            for b in self.p.take_bufs() {
+                self.free_plugin_buf(ctx, b);
+            }
+        };
         if self.p.objects_left()
             && let Ok(ctx) = super::context::context_of(c)
         {
             let ops65 = self.p.op65(|o| Some(*o));
-            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref());
+            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), free_bufs);
         }
+        free_bufs();
         match self.slot(|o| o.free_context) {
             // SAFETY: the plugin frees its own context; C gave it back to us.
             Some(f) => unsafe { f(c) },

@@ -85,9 +85,8 @@ pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
     let ctx = lookup(buf).and_then(|b| object::lookup::<Context>(b.ctx as *const ibv_context));
     match (remove(buf), ctx) {
         (Ok(b), Ok(ctx)) => ctx.ops.free_buf(&ctx, &b),
-        // Our own memory needs no context; a provider's buffer outliving
-        // its context is the provider's no more (rdma-core would use the
-        // freed context).
+        // Our own memory needs no context; a provider's buffer went with
+        // its context's close (rdma-core would use the freed context).
         (Ok(b), Err(_)) if b.prov == 0 => generic::free(&b),
         (Ok(_), Err(e)) | (Err(e), _) => set_errno(e),
     }
@@ -100,6 +99,10 @@ pub unsafe extern "C" fn ibv_free_buf(buf: *mut ibv_buf) {
 #[entry(minus_one)]
 pub unsafe extern "C" fn ibv_export_buf_dmabuf_fd(buf: *mut ibv_buf) -> c_int {
     let b = lookup(buf)?;
+    // A provider's buffer went with its context's close (its fd too).
+    if b.prov != 0 {
+        object::lookup::<Context>(b.ctx as *const ibv_context)?;
+    }
     if b.dmabuf_fd < 0 {
         return Err(Errno(libc::ENODATA));
     }

@@ -134,5 +134,50 @@ else
 	sed 's/^/        /' "$work/diff"
 	fail=1
 fi
+# A plugin's buffers still allocated at ibv_close_device: the close frees
+# them through the plugin (after the MR on one, before the PD), a later
+# ibv_free_buf only ends the handle. Under valgrind memcheck, freeing after
+# the close must leave no more memory in use at exit than freeing before it,
+# with no error (a use of the freed context or buffer) and no definite leak.
+echo "plugin-test: a 65 plugin's buffers freed after ibv_close_device (valgrind memcheck)"
+gcc -O1 -Wall -Iinclude -o "$work/bufclose" tests/plugins/bufclose.c -L"$LIB" -libverbs || exit 1
+if ! command -v valgrind >/dev/null; then
+	echo "  FAIL  no valgrind"
+	fail=1
+else
+	for m in before after; do
+		env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$work/sys65 RDMAV_DRIVERS=fake65 \
+			IBV_CONFIG_DIR=$p65 IBV_PROVIDER_DIR=$p65 \
+			valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 \
+			--suppressions=vm/memcheck.supp --log-file="$work/vg.$m" "$work/bufclose" $m \
+			>"$work/bufclose.$m" 2>"$work/bufclose.$m.err"
+		echo $? >"$work/bufclose.$m.rc"
+	done
+	inuse() { sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 bytes in \2 blocks/p' "$work/vg.$1"; }
+	lost() { sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$work/vg.$1"; }
+	errs() { sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$work/vg.$1"; }
+	if grep -qx "library: $LIB/libibverbs.so.1" "$work/bufclose.after.err"; then
+		echo "  ok    bufclose runs on $LIB/libibverbs.so.1"
+	else
+		echo "  FAIL  bufclose's library: $(cat "$work/bufclose.after.err")"
+		fail=1
+	fi
+	if diff -u tests/plugins/bufclose.expected <(cat "$work/bufclose.after") >"$work/diff"; then
+		echo "  ok    close frees the plugin's buffers, free_buf after it ends the handle"
+	else
+		echo "  FAIL  bufclose after:"
+		sed 's/^/        /' "$work/diff"
+		fail=1
+	fi
+	b=$(inuse before) a=$(inuse after)
+	if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(cat "$work/bufclose.after.rc")" = 0 ] &&
+		[ "$(cat "$work/bufclose.before.rc")" = 0 ] && [ "$(errs after)" = 0 ] && [ "$(lost after)" = 0 ]; then
+		echo "  ok    in use at exit: $a freed after close, $b before; definitely lost $(lost after) bytes, $(errs after) errors"
+	else
+		echo "  FAIL  in use at exit: '$a' freed after close, '$b' before; definitely lost '$(lost after)' bytes, $(errs after) errors (exit $(cat "$work/bufclose.after.rc"))"
+		grep -v '^==[0-9]*== *$' "$work/vg.after" | head -40 | sed 's/^/        /'
+		fail=1
+	fi
+fi
 if [ $fail = 0 ]; then echo "plugin-test: PASS"; else echo "plugin-test: FAIL"; fi
 exit $fail

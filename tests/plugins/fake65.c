@@ -345,6 +345,38 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t
 	return mr_of(pd);
 }
 
+/* 34's other ways to hand over an MR: each one must be ours to dereg. */
+static struct ibv_mr *reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len,
+				unsigned int access)
+{
+	SAY("reg_dm_mr dm %u offset %llu length %zu access %#x", dm->handle,
+	    (unsigned long long)off, len, access);
+	return mr_of(pd);
+}
+
+static struct ibv_mr *alloc_null_mr(struct ibv_pd *pd)
+{
+	SAY("alloc_null_mr");
+	return mr_of(pd);
+}
+
+static struct ibv_mr *reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len, uint64_t iova,
+				    int fd, int access)
+{
+	SAY("reg_dmabuf_mr offset %llu length %zu iova %s fd %s access %#x",
+	    (unsigned long long)off, len, where(iova), fd >= 0 ? "given" : "none", access);
+	return mr_of(pd);
+}
+
+/* struct verbs_mr starts with the ibv_mr. */
+static int rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t len,
+		    int access)
+{
+	SAY("rereg_mr flags %#x pd %s addr %s length %zu access %#x", flags,
+	    pd == mr->pd ? "same" : pd ? "other" : "NULL", where((uintptr_t)addr), len, access);
+	return 0;
+}
+
 static int dereg_mr(struct ibv_mr *mr)
 {
 	SAY("dereg_mr");
@@ -364,7 +396,9 @@ static void free_context(struct ibv_context *c)
 #define OPS34 \
 	.alloc_pd = alloc_pd, .dealloc_pd = dealloc_pd, .create_qp = create_qp, \
 	.destroy_qp = destroy_qp, .alloc_dm = alloc_dm, .free_dm = free_dm, \
-	.reg_mr = reg_mr, .dereg_mr = dereg_mr, .free_context = free_context,
+	.reg_mr = reg_mr, .dereg_mr = dereg_mr, .free_context = free_context, \
+	.reg_dm_mr = reg_dm_mr, .alloc_null_mr = alloc_null_mr, .reg_dmabuf_mr = reg_dmabuf_mr, \
+	.rereg_mr = rereg_mr,
 
 static const struct ops65 ops = {
 	.query_port_speed = query_port_speed,

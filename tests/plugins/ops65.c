@@ -1,8 +1,9 @@
 /* The public verbs of rdma-core 65 on a context of fake65.c, a 65 plugin
  * that sets their op slots: each verb must reach the plugin's op (its
  * "plugin:" lines) with the arguments rdma-core 65 gives it, and a NULL,
- * foreign or destroyed counter, DMA handle, QP, DM or buffer must be EINVAL
- * before the plugin sees it. With FAKE65_NO_OPS the plugin has 34's ops
+ * foreign or destroyed counter, DMA handle, QP, DM, MR or buffer must be
+ * EINVAL before the plugin sees it (an MR of any of the plugin's ops is
+ * dereg'd once, then EINVAL). With FAKE65_NO_OPS the plugin has 34's ops
  * only: then rdma-core's answers (its defaults, or EOPNOTSUPP). Prints one
  * line per call; discovery.sh compares the whole output with the expected
  * text of each run. */
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int main(void)
@@ -105,6 +107,16 @@ int main(void)
 	errno = 0;
 	fd = ibv_dm_export_dmabuf_fd(NULL);
 	printf("dm_export_dmabuf_fd NULL: %d %s\n", fd, strerror(errno));
+	/* An MR on the DM (inline ibv_reg_dm_mr): ours to dereg, once. */
+	int zb = IBV_ACCESS_ZERO_BASED;
+	struct ibv_mr *dmr = dm ? ibv_reg_dm_mr(pd, dm, 0, 4096, zb) : NULL;
+	printf("reg_dm_mr: %s\n", dmr ? "ok" : strerror(errno));
+	printf("dereg_mr of the DM's: %d\n", dmr ? ibv_dereg_mr(dmr) : -1);
+	printf("dereg_mr of the DM's again: %d\n", ibv_dereg_mr(dmr));
+	errno = 0;
+	printf("reg_dm_mr foreign DM: %s\n", ibv_reg_dm_mr(pd, &fake_dm, 0, 4096, zb) ? "ok" : strerror(errno));
+	errno = 0;
+	printf("reg_dm_mr NULL DM: %s\n", ibv_reg_dm_mr(pd, NULL, 0, 4096, zb) ? "ok" : strerror(errno));
 	printf("free_dm: %d\n", dm ? ibv_free_dm(dm) : -1);
 
 	/* Buffers: heap (4 KiB) and dma-buf backed (8 KiB) ones of the plugin. */
@@ -160,6 +172,25 @@ int main(void)
 	ra.dmah = NULL;
 	errno = 0;
 	printf("reg_mr_ex NULL dmah: %s\n", ibv_reg_mr_ex(pd, &ra) ? "ok" : strerror(errno));
+	/* 34's other ways to an MR: each one is ours to dereg, once. */
+	struct ibv_mr *nm = ibv_alloc_null_mr(pd);
+	printf("alloc_null_mr: %s\n", nm ? "ok" : strerror(errno));
+	printf("dereg_mr of the null MR: %d\n", nm ? ibv_dereg_mr(nm) : -1);
+	printf("dereg_mr of the null MR again: %d\n", ibv_dereg_mr(nm));
+	int mfd = memfd_create("ops65", MFD_CLOEXEC);
+	struct ibv_mr *bm = ibv_reg_dmabuf_mr(pd, 0, 4096, 0x2000, mfd, acc);
+	printf("reg_dmabuf_mr: %s\n", bm ? "ok" : strerror(errno));
+	close(mfd);
+	printf("dereg_mr of the dma-buf's: %d\n", bm ? ibv_dereg_mr(bm) : -1);
+	printf("dereg_mr of the dma-buf's again: %d\n", ibv_dereg_mr(bm));
+	struct ibv_mr *rm = ibv_reg_mr(pd, p0, 1024, acc);
+	printf("reg_mr: %s\n", rm ? "ok" : strerror(errno));
+	errno = 0;
+	r = rm ? ibv_rereg_mr(rm, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p0 + 1024, 512, 0) : -1;
+	printf("rereg_mr: %d %s, addr %s length %zu\n", r, strerror(errno),
+	       rm && rm->addr == p0 + 1024 ? "new" : "old", rm ? rm->length : 0);
+	printf("dereg_mr of the reregistered: %d\n", rm ? ibv_dereg_mr(rm) : -1);
+	printf("dereg_mr of the reregistered again: %d\n", ibv_dereg_mr(rm));
 	struct ibv_mr *mrs[] = { m0, m1, m2, m3 };
 	for (int i = 0; i < 4; i++)
 		if (mrs[i])

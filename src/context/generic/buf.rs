@@ -19,8 +19,8 @@ pub(crate) struct Buf {
     pub size: usize,
     /// The dma-buf behind it, or -1.
     pub dmabuf_fd: c_int,
-    /// The provider's own handle (a hosted plugin's `struct ibv_buf`); 0 for
-    /// a buffer of [`alloc`].
+    /// The provider's own handle (a hosted plugin's token for its `struct
+    /// ibv_buf`); 0 for a buffer of [`alloc`].
     pub prov: usize,
 }
 
