@@ -192,6 +192,8 @@ vm_prepare() {
 }
 
 # vm_boot RUNDIR: RUNDIR (under vm/out/) holds cmd.sh. Boots, runs it, powers off.
+# no_timer_check: on loaded cores a TCG guest's kernel panicked at boot
+# ("IO-APIC + timer doesn't work!"), its timer check too slow to pass.
 vm_boot() {
   local run=$1 qpid tpid rc t0 t1 host_root=/ extra=(-nic none)
   [ -n "${VM_QEMU_EXTRA+x}" ] && extra=("${VM_QEMU_EXTRA[@]}")
@@ -208,7 +210,7 @@ EOF
     -nodefaults -no-user-config -accel tcg,thread=multi -cpu max -smp "$VM_SMP" -m "$VM_MEM" \
     -display none -vga none -monitor none -serial "file:$run/console.log" -no-reboot \
     -kernel "$VM_VMLINUZ" -initrd "$VM_INITRD" \
-    -append "console=ttyS0 panic=1 oops=panic quiet loglevel=4 mitigations=off${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
+    -append "console=ttyS0 panic=1 oops=panic quiet loglevel=4 mitigations=off no_timer_check${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
     -virtfs "local,path=$host_root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$run,mount_tag=out,security_model=none,multidevs=remap" \
     "${extra[@]}" \
@@ -253,9 +255,7 @@ vm_new_run() {
 # ROLE, ADDR, PEER and SHARED (RUNDIR/shared, writable by both, uncached) in its
 # environment. Sets VM_RC_A, VM_RC_B (each as vm_boot returns) and VM_ELAPSED.
 # One TCG CPU per guest by default (VM_SMP_TWO): the two guests share 2 cores.
-# VM_STREAM_A=1 streams guest a's output while they run. no_timer_check: with
-# two TCG guests on cores loaded by others, a guest's kernel panicked at boot
-# ("IO-APIC + timer doesn't work!"), its timer check too slow to pass.
+# VM_STREAM_A=1 streams guest a's output while they run.
 # VM_APPEND_A / VM_APPEND_B: more kernel arguments for one guest (e.g.
 # VM_APPEND_B=rdinit=/none makes b's boot fail: no init, a panic).
 # When a guest's VM ends, the host writes its status to
@@ -309,7 +309,7 @@ vm_boot_two() {
     vm_udp_port_free "$pa" && vm_udp_port_free "$pb" && break
   done
   (
-    VM_APPEND_EXTRA="no_timer_check${VM_APPEND_A:+ $VM_APPEND_A}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
+    VM_APPEND_EXTRA="${VM_APPEND_A:-}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=$([ "${VM_STREAM_A:-0}" = 1 ] && echo 0 || echo 1)
     VM_CONFIG_EXTRA="ROLE=a ADDR=192.168.77.1 PEER=192.168.77.2 SHARED='$run/shared'"
     VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa"
                    -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:01"
@@ -318,7 +318,7 @@ vm_boot_two() {
   ) &
   local ja=$!
   (
-    VM_APPEND_EXTRA="no_timer_check${VM_APPEND_B:+ $VM_APPEND_B}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
+    VM_APPEND_EXTRA="${VM_APPEND_B:-}" VM_SMP=${VM_SMP_TWO:-1} VM_MEM=${VM_MEM_TWO:-1G} VM_QUIET=1
     VM_CONFIG_EXTRA="ROLE=b ADDR=192.168.77.2 PEER=192.168.77.1 SHARED='$run/shared'"
     VM_QEMU_EXTRA=(-netdev "socket,id=wire,udp=127.0.0.1:$pa,localaddr=127.0.0.1:$pb"
                    -device "virtio-net-pci,netdev=wire,mac=52:54:00:77:00:02"
