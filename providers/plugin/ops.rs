@@ -182,7 +182,9 @@ impl ContextOps for PluginOps {
     fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
         let f = self.op(|o| o.dealloc_pd)?;
         // SAFETY: a live PD of this plugin.
-        self.destroy(pd, |p| unsafe { f(p.cast()) })
+        self.destroy(pd, |p| unsafe { f(p.cast()) })?;
+        self.p.forget_parent(pd.addr().as_ptr() as usize);
+        Ok(())
     }
     fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
         let f = self.op(|o| o.reg_mr)?;
@@ -676,7 +678,8 @@ impl ContextOps for PluginOps {
             && let Ok(ctx) = super::context::context_of(c)
         {
             let ops65 = self.p.op65(|o| Some(*o));
-            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), free_bufs);
+            let parents = self.p.take_parents();
+            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), &parents, free_bufs);
         }
         free_bufs();
         match self.slot(|o| o.free_context) {
