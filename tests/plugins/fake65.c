@@ -358,14 +358,27 @@ static const char *fd_name(int fd)
 	return w;
 }
 
+/* driver.h's struct verbs_mr and its types (a plain MR is 0). */
+struct fake_mr { struct ibv_mr mr; int mr_type; int access; };
+enum { FAKE_NULL_MR = 1, FAKE_DMABUF_MR = 3 };
+
 static struct ibv_mr *mr_of(struct ibv_pd *pd)
 {
-	struct ibv_mr *mr = calloc(1, 256); /* room for struct verbs_mr */
+	struct fake_mr *f = calloc(1, sizeof(*f));
 
-	if (mr) {
-		mr->context = pd->context;
-		mr->lkey = mr->rkey = 0x65;
-	}
+	if (!f)
+		return NULL;
+	f->mr.context = pd->context;
+	f->mr.lkey = f->mr.rkey = 0x65;
+	return &f->mr;
+}
+
+static struct ibv_mr *mr_typed(struct ibv_pd *pd, int type)
+{
+	struct ibv_mr *mr = mr_of(pd);
+
+	if (mr)
+		((struct fake_mr *)mr)->mr_type = type;
 	return mr;
 }
 
@@ -398,7 +411,7 @@ static struct ibv_mr *reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t o
 static struct ibv_mr *alloc_null_mr(struct ibv_pd *pd)
 {
 	SAY("alloc_null_mr");
-	return mr_of(pd);
+	return mr_typed(pd, FAKE_NULL_MR);
 }
 
 static struct ibv_mr *reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len, uint64_t iova,
@@ -406,7 +419,7 @@ static struct ibv_mr *reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
 {
 	SAY("reg_dmabuf_mr offset %llu length %zu iova %s fd %s access %#x",
 	    (unsigned long long)off, len, where(iova), fd >= 0 ? "given" : "none", access);
-	return mr_of(pd);
+	return mr_typed(pd, FAKE_DMABUF_MR);
 }
 
 /* struct verbs_mr starts with the ibv_mr. */

@@ -175,11 +175,19 @@ int main(void)
 	/* 34's other ways to an MR: each one is ours to dereg, once. */
 	struct ibv_mr *nm = ibv_alloc_null_mr(pd);
 	printf("alloc_null_mr: %s\n", nm ? "ok" : strerror(errno));
+	/* Only a plain MR is reregistered: bad input, as rdma-core answers. */
+	int ca_flag = IBV_REREG_MR_CHANGE_ACCESS, lw = IBV_ACCESS_LOCAL_WRITE;
+	errno = 0;
+	r = nm ? ibv_rereg_mr(nm, ca_flag, NULL, NULL, 0, lw) : 0;
+	printf("rereg_mr of the null MR: %d %s\n", r, strerror(errno));
 	printf("dereg_mr of the null MR: %d\n", nm ? ibv_dereg_mr(nm) : -1);
 	printf("dereg_mr of the null MR again: %d\n", ibv_dereg_mr(nm));
 	int mfd = memfd_create("ops65", MFD_CLOEXEC);
 	struct ibv_mr *bm = ibv_reg_dmabuf_mr(pd, 0, 4096, 0x2000, mfd, acc);
 	printf("reg_dmabuf_mr: %s\n", bm ? "ok" : strerror(errno));
+	errno = 0;
+	r = bm ? ibv_rereg_mr(bm, ca_flag, NULL, NULL, 0, lw) : 0;
+	printf("rereg_mr of the dma-buf's: %d %s\n", r, strerror(errno));
 	close(mfd);
 	printf("dereg_mr of the dma-buf's: %d\n", bm ? ibv_dereg_mr(bm) : -1);
 	printf("dereg_mr of the dma-buf's again: %d\n", ibv_dereg_mr(bm));
