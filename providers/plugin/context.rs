@@ -61,6 +61,9 @@ pub(crate) struct Priv {
     /// A 65 plugin's buffers not freed yet, as (token, its `struct
     /// ibv_buf`): the close frees what is left.
     bufs: Mutex<Vec<(usize, usize)>>,
+    /// The parent domains not deallocated yet (PDs over a PD): the close
+    /// frees them before the other PDs.
+    parents: Mutex<Vec<usize>>,
 }
 
 impl Drop for Priv {
@@ -104,6 +107,7 @@ impl Priv {
             (&raw mut (*p).live).write(AtomicUsize::new(0));
             (&raw mut (*p).ops65).write(RwLock::new(None));
             (&raw mut (*p).bufs).write(Mutex::new(Vec::new()));
+            (&raw mut (*p).parents).write(Mutex::new(Vec::new()));
             a.assume_init()
         }
     }
@@ -197,6 +201,21 @@ impl Priv {
     pub(crate) fn take_bufs(&self) -> Vec<usize> {
         let mut g = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
         g.drain(..).map(|(_, b)| b).collect()
+    }
+    /// Records a parent domain (already counted as an object).
+    pub(crate) fn add_parent(&self, pd: usize) {
+        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
+        g.push(pd);
+    }
+    /// Forgets a PD deallocated: a parent domain goes out of the list.
+    pub(crate) fn forget_parent(&self, pd: usize) {
+        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
+        g.retain(|&p| p != pd);
+    }
+    /// Every parent domain left, out of the list.
+    pub(crate) fn take_parents(&self) -> Vec<usize> {
+        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::take(&mut *g)
     }
     /// Whether objects may be left (never false while one is).
     pub(crate) fn objects_left(&self) -> bool {

@@ -11,8 +11,9 @@ use crate::driver_abi::v65::verbs_context_ops as verbs_context_ops65;
 use crate::object::{self, Kind};
 use std::sync::Arc;
 
-/// The order close destroys leftovers in: users before what they use.
-fn rank(k: Kind) -> Option<u8> {
+/// The order close destroys leftovers in: users before what they use
+/// (`parent`: a PD that is a parent domain, over another PD).
+fn rank(k: Kind, parent: bool) -> Option<u8> {
     Some(match k {
         Kind::Qp => 0,
         Kind::Wq => 1,
@@ -23,10 +24,11 @@ fn rank(k: Kind) -> Option<u8> {
         // After the MRs registered on it.
         Kind::Dm => 6,
         Kind::Cq => 7,
-        Kind::Pd => 8,
+        Kind::Pd if parent => 8,
+        Kind::Pd => 9,
         // After the QPs and MRs that may use them.
-        Kind::CompCntr => 9,
-        Kind::Dmah => 10,
+        Kind::CompCntr => 10,
+        Kind::Dmah => 11,
         // The library's own (channels), or nothing a hosted context makes.
         _ => return None,
     })
@@ -34,18 +36,28 @@ fn rank(k: Kind) -> Option<u8> {
 
 /// Takes every object of `ctx` back from C and has the plugin destroy its
 /// own, users first (`ops65`: a 65 plugin's whole table, for the kinds 34's
-/// has no slot for), running `before_pds` once before the first PD goes
-/// (the context's buffers, made on PDs); the records go when this returns.
+/// has no slot for; `parents`: the addresses of its parent domains, freed
+/// before the other PDs), running `before_pds` once before the first PD
+/// goes (the context's buffers, made on PDs); the records go when this
+/// returns.
 pub(crate) fn destroy_all(
     ctx: &Arc<Context>,
     ops: &verbs_context_ops,
     ops65: Option<&verbs_context_ops65>,
+    parents: &[usize],
     before_pds: impl FnOnce(),
 ) {
     let entries = object::take_owned_by(ctx);
     let mut left: Vec<(u8, Kind, *mut std::ffi::c_void)> = entries
         .iter()
-        .filter_map(|o| Some((rank(o.kind())?, o.kind(), o.addr().as_ptr())))
+        .filter_map(|o| {
+            let p = o.addr().as_ptr();
+            Some((
+                rank(o.kind(), parents.contains(&(p as usize)))?,
+                o.kind(),
+                p,
+            ))
+        })
         .collect();
     left.sort_by_key(|l| l.0);
     let mut before_pds = Some(before_pds);

@@ -182,7 +182,9 @@ impl ContextOps for PluginOps {
     fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
         let f = self.op(|o| o.dealloc_pd)?;
         // SAFETY: a live PD of this plugin.
-        self.destroy(pd, |p| unsafe { f(p.cast()) })
+        self.destroy(pd, |p| unsafe { f(p.cast()) })?;
+        self.p.forget_parent(pd.addr().as_ptr() as usize);
+        Ok(())
     }
     fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
         let f = self.op(|o| o.reg_mr)?;
@@ -226,13 +228,6 @@ impl ContextOps for PluginOps {
         access: c_int,
     ) -> Result<()> {
         let f = self.op(|o| o.rereg_mr)?;
-        // rdma-core's check, before the op: only a plain registration
-        // (not a null, dma-buf or imported MR) is reregistered.
-        // SAFETY: a live MR of this plugin (a verbs_mr at its head).
-        let ty = unsafe { (*mr.c::<ibv_mr>().cast::<verbs_mr>()).mr_type };
-        if ty != IBV_MR_TYPE_MR {
-            return Err(Errno::EINVAL);
-        }
         let change_pd = flags & IBV_REREG_MR_CHANGE_PD as c_int != 0;
         let pd = match pd {
             Some(p) if Arc::ptr_eq(&p.ctx, &mr.ctx) => p.c::<ibv_pd>(),
@@ -251,6 +246,12 @@ impl ContextOps for PluginOps {
                 access,
             )
         }))
+    }
+    /// rdma-core's type of the MR, in the verbs_mr the plugin made (its
+    /// commands or the plugin itself set it).
+    fn mr_is_plain(&self, mr: &Obj) -> bool {
+        // SAFETY: a live MR of this plugin (a verbs_mr at its head).
+        unsafe { (*mr.c::<ibv_mr>().cast::<verbs_mr>()).mr_type == IBV_MR_TYPE_MR }
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         let f = self.op(|o| o.dereg_mr)?;
@@ -676,7 +677,8 @@ impl ContextOps for PluginOps {
             && let Ok(ctx) = super::context::context_of(c)
         {
             let ops65 = self.p.op65(|o| Some(*o));
-            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), free_bufs);
+            let parents = self.p.take_parents();
+            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), &parents, free_bufs);
         }
         free_bufs();
         match self.slot(|o| o.free_context) {

@@ -1,9 +1,10 @@
 //! The op slots of a hosted context that verbs.h's inline functions call
-//! and that hand C an MR: `reg_dm_mr` (ibv_reg_dm_mr) and `alloc_null_mr`
-//! (ibv_alloc_null_mr). C gives those MRs back to ibv_dereg_mr, which only
-//! takes registered objects, so these slots are ours: they check the
-//! objects named (a NULL, foreign or freed PD or DM is EINVAL before the
-//! plugin sees it), call the plugin's op and register the MR it makes.
+//! and that hand C an object: `reg_dm_mr` (ibv_reg_dm_mr), `alloc_null_mr`
+//! (ibv_alloc_null_mr), `open_qp` (ibv_open_qp) and `alloc_parent_domain`
+//! (ibv_alloc_parent_domain). C gives those objects back to verbs that only
+//! take registered ones, so these slots are ours: they check the objects
+//! and attributes named (a NULL, foreign or freed one is EINVAL before the
+//! plugin sees it), call the plugin's op and register what it makes.
 #![allow(unsafe_code)]
 
 use super::call;
@@ -29,6 +30,8 @@ static REGISTER: extern "C" fn() = register;
 fn fill(v: &mut verbs_context) {
     v.reg_dm_mr = Some(reg_dm_mr);
     v.alloc_null_mr = Some(alloc_null_mr);
+    v.open_qp = Some(open_qp);
+    v.alloc_parent_domain = Some(alloc_parent_domain);
 }
 
 /// Registers the plugin's new object `p` of `ctx` (counted for close), or
@@ -72,4 +75,44 @@ pub(crate) unsafe extern "C" fn alloc_null_mr(pd: *mut ibv_pd) -> *mut ibv_mr {
     // SAFETY: the plugin's op on its live PD, held over the call.
     let mr = call::on(&pd.ctx, || unsafe { f(pc) });
     adopt(&pd.ctx, mr)
+}
+
+#[entry(ptr)]
+pub(crate) unsafe extern "C" fn open_qp(
+    context: *mut ibv_context,
+    attr: *mut ibv_qp_open_attr,
+) -> *mut ibv_qp {
+    let ctx = super::context::context_of(context)?;
+    if attr.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let f = priv_of(context)?.ops().open_qp.ok_or(Errno::EOPNOTSUPP)?;
+    // SAFETY: the plugin's op on its open context; the caller's attributes,
+    // handed on as rdma-core does.
+    let qp = call::on(&ctx, || unsafe { f(context, attr) });
+    adopt(&ctx, qp)
+}
+
+#[entry(ptr)]
+pub(crate) unsafe extern "C" fn alloc_parent_domain(
+    context: *mut ibv_context,
+    attr: *mut ibv_parent_domain_init_attr,
+) -> *mut ibv_pd {
+    let ctx = super::context::context_of(context)?;
+    // SAFETY: NULL or the caller's attributes.
+    let a = unsafe { attr.as_ref() }.ok_or(Errno::EINVAL)?;
+    // The PD under it: a live one of this context (the plugin keeps it).
+    let pd: ObjRef = object::get(a.pd)?;
+    if !Arc::ptr_eq(&pd.ctx, &ctx) {
+        return Err(Errno::EINVAL);
+    }
+    let p = priv_of(context)?;
+    let f = p.ops().alloc_parent_domain.ok_or(Errno::EOPNOTSUPP)?;
+    // SAFETY: the plugin's op on its open context and live PD, held over
+    // the call.
+    let ppd = call::on(&ctx, || unsafe { f(context, attr) });
+    let ppd = adopt(&ctx, ppd)?;
+    // Close frees it before the PDs (it uses one).
+    p.add_parent(ppd as usize);
+    Ok(ppd)
 }

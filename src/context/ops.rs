@@ -70,6 +70,13 @@ pub(crate) trait ContextOps: Send + Sync {
     ) -> Result<New> {
         Err(NO)
     }
+    /// Whether `mr` is a plain registration (not a null, dma-buf or
+    /// imported MR): only those are reregistered. The library's own MRs
+    /// say so in their record (`generic::mr::info`); a hosted plugin's in
+    /// its struct.
+    fn mr_is_plain(&self, mr: &Obj) -> bool {
+        true
+    }
     /// The provider's part of ibv_rereg_mr (the library did the checks and the
     /// fork bookkeeping). `pd` is None unless IBV_REREG_MR_CHANGE_PD is set and
     /// the pointer is a live PD: a provider that changes PDs answers EINVAL then.

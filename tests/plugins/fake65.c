@@ -164,20 +164,47 @@ static int dealloc_dmah(struct ibv_dmah *d)
 	return 0;
 }
 
+/* A PD, or a parent domain over one: as mlx5's, the PD under a parent
+ * domain is busy until the parent domain goes. */
+struct fake_pd { struct ibv_pd pd; struct fake_pd *under; int parents; };
+
 static struct ibv_pd *alloc_pd(struct ibv_context *c)
 {
-	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+	struct fake_pd *f = calloc(1, sizeof(*f));
 
 	SAY("alloc_pd");
-	if (pd)
-		pd->context = c;
-	return pd;
+	if (!f)
+		return NULL;
+	f->pd.context = c;
+	return &f->pd;
+}
+
+static struct ibv_pd *alloc_parent_domain(struct ibv_context *c,
+					  struct ibv_parent_domain_init_attr *a)
+{
+	struct fake_pd *f = calloc(1, sizeof(*f));
+
+	SAY("alloc_parent_domain");
+	if (!f)
+		return NULL;
+	f->pd.context = c;
+	f->under = (struct fake_pd *)a->pd;
+	f->under->parents++;
+	return &f->pd;
 }
 
 static int dealloc_pd(struct ibv_pd *pd)
 {
-	SAY("dealloc_pd");
-	free(pd);
+	struct fake_pd *f = (struct fake_pd *)pd;
+
+	if (f->parents) {
+		SAY("dealloc_pd: busy, %d parent domain(s) on it", f->parents);
+		return EBUSY;
+	}
+	SAY("dealloc_pd%s", f->under ? " of a parent domain" : "");
+	if (f->under)
+		f->under->parents--;
+	free(f);
 	return 0;
 }
 
@@ -192,6 +219,20 @@ static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 	qp->context = pd->context;
 	qp->pd = pd;
 	qp->qp_num = 65;
+	qp->qp_type = a->qp_type;
+	return qp;
+}
+
+/* An XRC target QP opened by number: no PD. */
+static struct ibv_qp *open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a)
+{
+	struct ibv_qp *qp = calloc(1, 1024);
+
+	SAY("open_qp num %u type %d", a->qp_num, a->qp_type);
+	if (!qp)
+		return NULL;
+	qp->context = c;
+	qp->qp_num = a->qp_num;
 	qp->qp_type = a->qp_type;
 	return qp;
 }
@@ -317,14 +358,27 @@ static const char *fd_name(int fd)
 	return w;
 }
 
+/* driver.h's struct verbs_mr and its types (a plain MR is 0). */
+struct fake_mr { struct ibv_mr mr; int mr_type; int access; };
+enum { FAKE_NULL_MR = 1, FAKE_DMABUF_MR = 3 };
+
 static struct ibv_mr *mr_of(struct ibv_pd *pd)
 {
-	struct ibv_mr *mr = calloc(1, 256); /* room for struct verbs_mr */
+	struct fake_mr *f = calloc(1, sizeof(*f));
 
-	if (mr) {
-		mr->context = pd->context;
-		mr->lkey = mr->rkey = 0x65;
-	}
+	if (!f)
+		return NULL;
+	f->mr.context = pd->context;
+	f->mr.lkey = f->mr.rkey = 0x65;
+	return &f->mr;
+}
+
+static struct ibv_mr *mr_typed(struct ibv_pd *pd, int type)
+{
+	struct ibv_mr *mr = mr_of(pd);
+
+	if (mr)
+		((struct fake_mr *)mr)->mr_type = type;
 	return mr;
 }
 
@@ -357,7 +411,7 @@ static struct ibv_mr *reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t o
 static struct ibv_mr *alloc_null_mr(struct ibv_pd *pd)
 {
 	SAY("alloc_null_mr");
-	return mr_of(pd);
+	return mr_typed(pd, FAKE_NULL_MR);
 }
 
 static struct ibv_mr *reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len, uint64_t iova,
@@ -365,7 +419,7 @@ static struct ibv_mr *reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
 {
 	SAY("reg_dmabuf_mr offset %llu length %zu iova %s fd %s access %#x",
 	    (unsigned long long)off, len, where(iova), fd >= 0 ? "given" : "none", access);
-	return mr_of(pd);
+	return mr_typed(pd, FAKE_DMABUF_MR);
 }
 
 /* struct verbs_mr starts with the ibv_mr. */
@@ -398,7 +452,7 @@ static void free_context(struct ibv_context *c)
 	.destroy_qp = destroy_qp, .alloc_dm = alloc_dm, .free_dm = free_dm, \
 	.reg_mr = reg_mr, .dereg_mr = dereg_mr, .free_context = free_context, \
 	.reg_dm_mr = reg_dm_mr, .alloc_null_mr = alloc_null_mr, .reg_dmabuf_mr = reg_dmabuf_mr, \
-	.rereg_mr = rereg_mr,
+	.rereg_mr = rereg_mr, .open_qp = open_qp, .alloc_parent_domain = alloc_parent_domain,
 
 static const struct ops65 ops = {
 	.query_port_speed = query_port_speed,

@@ -2,11 +2,11 @@
  * that sets their op slots: each verb must reach the plugin's op (its
  * "plugin:" lines) with the arguments rdma-core 65 gives it, and a NULL,
  * foreign or destroyed counter, DMA handle, QP, DM, MR or buffer must be
- * EINVAL before the plugin sees it (an MR of any of the plugin's ops is
- * dereg'd once, then EINVAL). With FAKE65_NO_OPS the plugin has 34's ops
- * only: then rdma-core's answers (its defaults, or EOPNOTSUPP). Prints one
- * line per call; discovery.sh compares the whole output with the expected
- * text of each run. */
+ * EINVAL before the plugin sees it (an MR, or a QP or parent domain of
+ * verbs.h's inline calls, is destroyed once, then EINVAL). With
+ * FAKE65_NO_OPS the plugin has 34's ops only: then rdma-core's answers
+ * (its defaults, or EOPNOTSUPP). Prints one line per call; discovery.sh
+ * compares the whole output with the expected text of each run. */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
 #include <dlfcn.h>
@@ -175,11 +175,19 @@ int main(void)
 	/* 34's other ways to an MR: each one is ours to dereg, once. */
 	struct ibv_mr *nm = ibv_alloc_null_mr(pd);
 	printf("alloc_null_mr: %s\n", nm ? "ok" : strerror(errno));
+	/* Only a plain MR is reregistered: bad input, as rdma-core answers. */
+	int ca_flag = IBV_REREG_MR_CHANGE_ACCESS, lw = IBV_ACCESS_LOCAL_WRITE;
+	errno = 0;
+	r = nm ? ibv_rereg_mr(nm, ca_flag, NULL, NULL, 0, lw) : 0;
+	printf("rereg_mr of the null MR: %d %s\n", r, strerror(errno));
 	printf("dereg_mr of the null MR: %d\n", nm ? ibv_dereg_mr(nm) : -1);
 	printf("dereg_mr of the null MR again: %d\n", ibv_dereg_mr(nm));
 	int mfd = memfd_create("ops65", MFD_CLOEXEC);
 	struct ibv_mr *bm = ibv_reg_dmabuf_mr(pd, 0, 4096, 0x2000, mfd, acc);
 	printf("reg_dmabuf_mr: %s\n", bm ? "ok" : strerror(errno));
+	errno = 0;
+	r = bm ? ibv_rereg_mr(bm, ca_flag, NULL, NULL, 0, lw) : 0;
+	printf("rereg_mr of the dma-buf's: %d %s\n", r, strerror(errno));
 	close(mfd);
 	printf("dereg_mr of the dma-buf's: %d\n", bm ? ibv_dereg_mr(bm) : -1);
 	printf("dereg_mr of the dma-buf's again: %d\n", ibv_dereg_mr(bm));
@@ -207,11 +215,62 @@ int main(void)
 	printf("free_buf NULL: %s\n", strerror(errno));
 	printf("destroy_qp: %d\n", ibv_destroy_qp(qp));
 
-	/* Left for close: the plugin destroys them before its context. */
+	/* verbs.h's inline ibv_open_qp: the QP is ours to destroy, once. */
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_TYPE,
+		.qp_num = 66,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_qp *oq = ibv_open_qp(ctx, &oa);
+	printf("open_qp: %s\n", oq ? "ok" : strerror(errno));
+	printf("destroy_qp of the opened: %d\n", oq ? ibv_destroy_qp(oq) : -1);
+	printf("destroy_qp of the opened again: %d\n", ibv_destroy_qp(oq));
+	errno = 0;
+	printf("open_qp NULL attr: %s\n", ibv_open_qp(ctx, NULL) ? "ok" : strerror(errno));
+
+	/* verbs.h's inline ibv_alloc_parent_domain: a PD like the others. */
+	static char area[4096];
+	struct ibv_parent_domain_init_attr pa = { .pd = pd };
+	struct ibv_pd *ppd = ibv_alloc_parent_domain(ctx, &pa);
+	printf("alloc_parent_domain: %s\n", ppd ? "ok" : strerror(errno));
+	struct ibv_mr *pm = ppd ? ibv_reg_mr(ppd, area, 64, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	printf("reg_mr on the parent domain: %s\n", pm ? "ok" : strerror(errno));
+	if (pm)
+		printf("dereg_mr: %d\n", ibv_dereg_mr(pm));
+	struct ibv_qp *pq = ppd ? ibv_create_qp(ppd, &qa) : NULL;
+	printf("create_qp on the parent domain: %s\n", pq ? "ok" : strerror(errno));
+	if (pq)
+		printf("destroy_qp: %d\n", ibv_destroy_qp(pq));
+	struct ibv_buf *pb = NULL;
+	void *pp = ppd ? ibv_alloc_buf(ppd, 4096, &pb) : NULL;
+	printf("alloc_buf on the parent domain: %s\n", pp ? "ok" : strerror(errno));
+	if (pp)
+		ibv_free_buf(pb);
+	printf("dealloc_pd of the PD under it: %d\n", ibv_dealloc_pd(pd));
+	printf("dealloc_pd of the parent domain: %d\n", ppd ? ibv_dealloc_pd(ppd) : -1);
+	printf("dealloc_pd of the parent domain again: %d\n", ibv_dealloc_pd(ppd));
+	errno = 0;
+	printf("alloc_parent_domain NULL attr: %s\n",
+	       ibv_alloc_parent_domain(ctx, NULL) ? "ok" : strerror(errno));
+	pa.pd = NULL;
+	errno = 0;
+	printf("alloc_parent_domain NULL PD: %s\n",
+	       ibv_alloc_parent_domain(ctx, &pa) ? "ok" : strerror(errno));
+	struct ibv_pd fake_pd = { .context = ctx };
+	pa.pd = &fake_pd;
+	errno = 0;
+	printf("alloc_parent_domain foreign PD: %s\n",
+	       ibv_alloc_parent_domain(ctx, &pa) ? "ok" : strerror(errno));
+
+	/* Left for close: the plugin destroys them before its context (the
+	 * parent domain before the PD under it). */
 	cc = ibv_create_comp_cntr(ctx, NULL);
 	d = ibv_alloc_dmah(ctx, NULL);
 	dm = ibv_alloc_dm(ctx, &dma);
-	printf("left: %s %s %s pd\n", cc ? "counter" : "-", d ? "dmah" : "-", dm ? "dm" : "-");
+	pa.pd = pd;
+	ppd = ibv_alloc_parent_domain(ctx, &pa);
+	printf("left: %s %s %s %s pd\n", cc ? "counter" : "-", d ? "dmah" : "-", dm ? "dm" : "-",
+	       ppd ? "parent-domain" : "-");
 	printf("close: %d\n", ibv_close_device(ctx));
 	ibv_free_device_list(l);
 	return 0;

@@ -255,9 +255,10 @@ pub(crate) fn rereg(
         set_errno(e);
         IBV_REREG_MR_ERR_INPUT
     };
-    // A hosted plugin's MR has no record of ours: the plugin's rereg_mr (or
-    // its absence, EOPNOTSUPP) decides, as under rdma-core for its own MRs.
-    if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) {
+    // A hosted plugin's MR has no record of ours: its type is the
+    // provider's to tell. Past these checks the plugin's rereg_mr (or its
+    // absence, EOPNOTSUPP) decides, as under rdma-core for its own MRs.
+    if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) || !mr.ctx.ops.mr_is_plain(mr) {
         return input(Errno::EINVAL);
     }
     let Some(change) = Rereg::from_bits(flags as u32) else {
