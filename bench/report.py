@@ -264,6 +264,16 @@ def read_kv(path):
     return d
 
 
+def table_head(w, *cols):
+    """A Markdown table's header line and rule"""
+    w("| " + " | ".join(cols) + " |")
+    w("|" + " --- |" * len(cols))
+
+
+def table_row(w, *cells):
+    w("| " + " | ".join(str(c) for c in cells) + " |")
+
+
 def fmt(v):
     if v >= 1000:
         return f"{v:,.0f}"
@@ -284,8 +294,7 @@ def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
       "inline `ibv_post_send` calls its op directly), so the target is 1.0 on every row "
       "(≥ 1.0 for the rate `perftest_write_bw`).")
     w("")
-    w("| row | unit | rdma-core 44 | plugin | plugin/rdma-core | target |")
-    w("| --- | --- | --- | --- | --- | --- |")
+    table_head(w, "row", "unit", "rdma-core 44", "plugin", "plugin/rdma-core", "target")
     tally = collections.Counter()
     for row in order:
         unit, _ = meta[row]
@@ -302,20 +311,19 @@ def plugin_section(w, order, meta, cell, errs, ir, ir_meta):
         else:
             rs, ts = "n/a", "not measured (" + ("a round failed" if failed else "zero or no value") + ")"
             tally["n/a"] += 1
-        w(f"| `{row}` | {unit} | {sd} | {sp} | {rs} | {ts} |")
+        table_row(w, f"`{row}`", unit, sd, sp, rs, ts)
     w("")
     w(f"Plugin targets: {tally['met']} met, {tally['missed']} missed, {tally['n/a']} not measurable.")
     w("")
     rows = [r for r in ROWS if r in ir_meta] + sorted(r for r in ir_meta if r not in ROWS)
     if any(("plugin", r) in ir for r in rows):
-        w("| row (callgrind) | rdma-core 44 (Ir/op) | plugin (Ir/op) | plugin/rdma-core |")
-        w("| --- | --- | --- | --- |")
+        table_head(w, "row (callgrind)", "rdma-core 44 (Ir/op)", "plugin (Ir/op)", "plugin/rdma-core")
         for row in rows:
             d, p = ir.get(("debian", row)), ir.get(("plugin", row))
             sd = fmt(d) if isinstance(d, float) else (d or "not run")
             sp = fmt(p) if isinstance(p, float) else (p or "not run")
             rs = f"{p / d:.2f}" if isinstance(d, float) and isinstance(p, float) and d else "n/a"
-            w(f"| `{row}` | {sd} | {sp} | {rs} |")
+            table_row(w, f"`{row}`", sd, sp, rs)
         w("")
         w("The plugin's own code is the same in both columns, so what a `plugin` control row "
           "costs beyond rdma-core's is our host: the hosted object's record (a slot of a "
@@ -442,8 +450,7 @@ def main():
         w("")
         w(f"### {GROUP_TITLE[group]}")
         w("")
-        w("| row | what | unit | rdma-core 44 | ours | ours/rdma-core | target |")
-        w("| --- | --- | --- | --- | --- | --- | --- |")
+        table_head(w, "row", "what", "unit", "rdma-core 44", "ours", "ours/rdma-core", "target")
         for row in rows:
             unit, desc = meta[row]
             lower = ROWS[row][1]
@@ -463,7 +470,7 @@ def main():
                 why = "a round failed" if failed else "zero or no value"
                 rs, ts = "n/a", f"not measured ({why})"
                 summary["n/a"] += 1
-            w(f"| `{row}` | {desc} | {unit} | {sd} | {so} | {rs} | {ts} |")
+            table_row(w, f"`{row}`", desc, unit, sd, so, rs, ts)
     w("")
     w(f"Targets: {summary['met']} met, {summary['missed']} missed, {summary['n/a']} not "
       "measurable (a row is n/a when a verb failed in any round on either library, the error is "
@@ -482,8 +489,7 @@ def main():
           "loop's few instructions, the same for both libraries. One callgrind pass per "
           "library after the timing rounds, same boot; see below.")
         w("")
-        w("| row | what | rdma-core 44 (Ir/op) | ours (Ir/op) | ours/rdma-core |")
-        w("| --- | --- | --- | --- | --- |")
+        table_head(w, "row", "what", "rdma-core 44 (Ir/op)", "ours (Ir/op)", "ours/rdma-core")
         ir_order = [r for r in ROWS if r in ir_meta] + sorted(r for r in ir_meta if r not in ROWS)
 
         def ir_cell(lib, row):
@@ -498,7 +504,7 @@ def main():
             vd, sd = ir_cell("debian", row)
             vo, so = ir_cell("ours", row)
             rs = f"{vo / vd:.2f}" if vd and vo else "n/a"
-            w(f"| `{row}` | {ir_meta[row]} | {sd} | {so} | {rs} |")
+            table_row(w, f"`{row}`", ir_meta[row], sd, so, rs)
         w("")
         missed = []
         for row in ir_order:
