@@ -20,6 +20,40 @@ mkdir -p "$(dirname "$out")"
   echo "failed with own's exit statuses) or differs (failed otherwise, counted as a failure); xfail"
   echo "(this library failed a case vm/releases-expected-failures.txt lists, with its reason) and xpass"
   echo "(listed but passed, counted as a failure)."
+  echo
+  echo "## Summary"
+  echo
+  # rows of results.tsv per release and library, by outcome ("-": the
+  # C tests that did not build); each count is
+  #   awk -F'\t' '\$1 == SUITE && \$2 == LIB { print \$4 }' results.tsv | sort | uniq -c
+  awk -F'\t' '
+    { if (!(($1, $2) in seen)) { seen[$1, $2] = 1; key[n++] = $1 SUBSEP $2 }
+      c[$1, $2, $4]++; rows[$1, $2]++; o[$4] = 1 }
+    END {
+      split("pass fail own-fail same differs xfail xpass n/a", order, " ")
+      h = "| release | library | rows |"; l = "|---|---|---|"
+      for (i = 1; i <= 8; i++) { h = h " " order[i] " |"; l = l "---|" }
+      print h; print l
+      for (k = 0; k < n; k++) {
+        split(key[k], p, SUBSEP); line = "| " p[1] " | " p[2] " | " rows[p[1], p[2]] " |"
+        for (i = 1; i <= 8; i++) line = line " " ((p[1], p[2], order[i]) in c ? c[p[1], p[2], order[i]] : 0) " |"
+        print line
+      }
+    }' "$res"
+  echo
+  echo "A failure is a row fail, differs or xpass; the run passes with none."
+  echo "pyverbs (one row per library; tests own passes that another library"
+  echo "fails are rows pyverbs/ID):"
+  echo
+  awk -F'\t' '$3 == "pyverbs" { printf "- %s %s: %s: %s\n", $1, $2, $4, $6 }' "$res"
+  if [ -f "$run/stages.tsv" ]; then
+    echo
+    echo "Stage times (\"-\": on the host; the rest in the VM; stages.tsv):"
+    echo
+    echo "| release | stage | seconds |"
+    echo "|---|---|---|"
+    awk -F'\t' '{ printf "| %s | %s | %s |\n", $1, $2, $3 }' "$run/stages.tsv"
+  fi
   for suite in $(cut -f1 "$res" | awk '!seen[$0]++'); do
     echo
     echo "## $suite"

@@ -4,7 +4,10 @@
  * two outputs). The 6.1/6.12 kernels have none of the new methods, so each
  * prints the kernel's errno as rdma-core passes it on; ibv_cmd_reg_mr_ex
  * falls back to the write() REG_MR for an address (a live MR) and refuses a
- * dma-buf there (EOPNOTSUPP). Built against sid's header. */
+ * dma-buf there (EOPNOTSUPP); ibv_cmd_create_cq_ex2 with the provider's CQ
+ * buffer (at an address or in a dma-buf) needs CQ_CREATE's buffer
+ * attributes, which neither kernel has: EOPNOTSUPP, no write() fallback;
+ * without a buffer it creates the CQ. Built against sid's header. */
 #include "../rxe.h"
 #include <errno.h>
 
@@ -19,7 +22,74 @@ struct verbs_dmah65 {
 	uint32_t handle;
 };
 
+/* driver.h's, not installed: the provider's CQ buffer (65) */
+struct cq_prov_attr65 {
+	struct {
+		uint64_t length;
+		union {
+			uint8_t *ptr;
+			struct {
+				uint64_t offset;
+				int fd;
+			} dmabuf;
+		};
+	} buffer;
+};
+
+enum { CQ_WITH_MEM_VA = 1 << 1, CQ_WITH_MEM_DMABUF = 1 << 2 };
+
+/* ibv_create_cq_ex (the extended header and ib_uverbs_ex_create_cq) and its
+ * response with rxe's driver part (the queue's mmap offset and size) */
+struct cq_cmd65 {
+	uint32_t hdr[6];
+	uint64_t user_handle;
+	uint32_t cqe, comp_vector, comp_channel, comp_mask, flags, reserved;
+};
+struct cq_resp65 {
+	uint32_t cq_handle, cqe, comp_mask, response_length;
+	uint64_t mmap_offset;
+	uint32_t mmap_size, pad;
+};
+
 #define SYM(name) dlvsym(RTLD_DEFAULT, name, "IBVERBS_PRIVATE_65")
+
+typedef int cq_ex2_fn(struct ibv_context *, const struct ibv_cq_init_attr_ex *, struct cq_prov_attr65 *,
+		      struct ibv_cq_ex *, struct cq_cmd65 *, size_t, struct cq_resp65 *, size_t, uint32_t,
+		      void *);
+
+/* One ibv_cmd_create_cq_ex2 (a CQ it creates is destroyed at once). */
+static void cq_ex2_one(struct ibv_context *ctx, cq_ex2_fn *cq_ex2, int (*destroy_cq)(struct ibv_cq *),
+		       const char *what, struct cq_prov_attr65 *prov, uint32_t cmd_flags)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex cq;
+	struct cq_cmd65 cmd;
+	struct cq_resp65 resp;
+	int r;
+
+	memset(&cq, 0, sizeof(cq));
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	r = cq_ex2(ctx, &a, prov, &cq, &cmd, sizeof(cmd), &resp, sizeof(resp), cmd_flags, NULL);
+	printf("create_cq_ex2(%s): %d", what, r);
+	if (r == 0)
+		printf(" cqe>=16:%d destroy=%d", cq.cqe >= 16, destroy_cq(ibv_cq_ex_to_cq(&cq)));
+	putchar('\n');
+}
+
+static void cq_ex2_cases(struct ibv_context *ctx, cq_ex2_fn *cq_ex2, int (*destroy_cq)(struct ibv_cq *))
+{
+	static char cqbuf[65536] __attribute__((aligned(4096)));
+	struct cq_prov_attr65 va = { .buffer = { .length = sizeof(cqbuf), .ptr = (uint8_t *)cqbuf } };
+	struct cq_prov_attr65 dmabuf = { .buffer = { .length = 4096, .dmabuf = { .offset = 0, .fd = 0 } } };
+
+	cq_ex2_one(ctx, cq_ex2, destroy_cq, "no buffer", NULL, 0);
+	cq_ex2_one(ctx, cq_ex2, destroy_cq, "buffer va", &va, CQ_WITH_MEM_VA);
+	cq_ex2_one(ctx, cq_ex2, destroy_cq, "buffer dmabuf", &dmabuf, CQ_WITH_MEM_DMABUF);
+	cq_ex2_one(ctx, cq_ex2, destroy_cq, "buffer va, no attr", NULL, CQ_WITH_MEM_VA);
+	/* rdma-core then sends CQ_CREATE by write() on this context */
+	cq_ex2_one(ctx, cq_ex2, destroy_cq, "no buffer, after", NULL, 0);
+}
 
 int main(void)
 {
@@ -34,6 +104,8 @@ int main(void)
 	int (*reg_mr_ex)(struct ibv_pd *, struct verbs_mr65 *, struct ibv_mr_init_attr *) =
 		SYM("ibv_cmd_reg_mr_ex");
 	int (*dereg)(struct verbs_mr65 *) = SYM("ibv_cmd_dereg_mr");
+	cq_ex2_fn *cq_ex2 = SYM("ibv_cmd_create_cq_ex2");
+	int (*destroy_cq)(struct ibv_cq *) = SYM("ibv_cmd_destroy_cq");
 	struct ibv_dmah_init_attr da = { .comp_mask = IBV_DMAH_INIT_ATTR_MASK_CPU_ID };
 	struct ibv_comp_cntr cc = { 0 };
 	struct ibv_comp_cntr_caps caps;
@@ -48,7 +120,8 @@ int main(void)
 	int r;
 
 	ctest_init();
-	CHECK(port_speed && cc_caps && cc_create && dmah_alloc && export_fd && reg_mr_ex && dereg,
+	CHECK(port_speed && cc_caps && cc_create && dmah_alloc && export_fd && reg_mr_ex && dereg &&
+		      cq_ex2 && destroy_cq,
 	      "IBVERBS_PRIVATE_65 names missing");
 	ctx = rxe_open(&dattr);
 	if (!ctx || !reg_mr_ex)
@@ -83,6 +156,9 @@ int main(void)
 	ma.fd = 0;
 	ma.length = 4096;
 	printf("reg_mr_ex(fd): %d\n", pd ? reg_mr_ex(pd, &vmr, &ma) : -1);
+
+	if (cq_ex2 && destroy_cq)
+		cq_ex2_cases(ctx, cq_ex2, destroy_cq);
 
 	if (pd)
 		CHECK(ibv_dealloc_pd(pd) == 0, "dealloc_pd");

@@ -2,9 +2,11 @@
 # rdma-core 65 (Debian sid) programs and plugin on our library, in one VM boot:
 #   tests/releases/sid65.sh [ROOT]     (default /var/tmp/sid-root)
 # ROOT is a sid root from debootstrap with ibverbs-utils, ibverbs-providers,
-# libibverbs-dev and gcc. Our build/lib/libibverbs.so.1 is copied into
-# ROOT/opt/ibv-under-test, and c-tests/v64/comp_cntr65.c and
-# tests/releases/cmd65.c are built there against sid's header; then, chrooted
+# libibverbs-dev and gcc; it is never written. c-tests/v64/comp_cntr65.c and
+# tests/releases/cmd65.c are built against sid's header with its gcc, in a
+# private mount namespace (tmpfs over ROOT's /tmp, /mnt, /dev), into
+# build/releases/sid65/; in the guest a tmpfs over ROOT/opt holds them and a
+# copy of our build/lib/libibverbs.so.1 (/opt/ibv-under-test). Then, chrooted
 # into ROOT on rxe, on sid's own library, on ours with IBV_PROVIDERS=auto and
 # on ours with IBV_PROVIDERS=plugin (hosting sid's librxe-rdmav65.so, shown
 # mapped in the server's /proc/PID/maps):
@@ -19,6 +21,10 @@ if [ "${1:-}" = --guest ]; then
 	[ -e "$R/usr/bin/ibv_devinfo" ] || umount -l /var/tmp
 	for d in proc sys dev; do mount --bind /$d "$R/$d"; done
 	mount -t tmpfs tmpfs "$R/tmp"
+	mount -t tmpfs opt "$R/opt"
+	mkdir -p "$R/opt/ibv-under-test" "$R/opt/sid65"
+	cp "$3/build/lib/libibverbs.so.1" "$R/opt/ibv-under-test/" &&
+		cp "$3/build/releases/sid65/comp_cntr65" "$3/build/releases/sid65/cmd65" "$R/opt/sid65/" || exit 1
 	O=/opt/ibv-under-test fail=0 out=/tmp/sid65 L=/usr/lib/x86_64-linux-gnu
 	# A server and its client on rxe0 (NAME SERVER CLIENT EXTRA, @PORT@ in
 	# the commands): both exit 0, and the server's /proc/PID/maps shows the
@@ -84,11 +90,21 @@ fi
 cd "$(dirname "$0")/../.."
 R=${1:-/var/tmp/sid-root}
 [ -x "$R/usr/bin/ibv_devinfo" ] && [ -e "$R/usr/include/infiniband/verbs.h" ] || { echo "sid65: no sid root at $R"; exit 2; }
-mkdir -p "$R/opt/ibv-under-test" "$R/opt/sid65"
-cp build/lib/libibverbs.so.1 "$R/opt/ibv-under-test/libibverbs.so.1" || exit 2
-cp c-tests/common.h c-tests/rxe.h "$R/opt/sid65/" && mkdir -p "$R/opt/sid65/v64" &&
-	cp c-tests/v64/comp_cntr65.c tests/releases/cmd65.c "$R/opt/sid65/v64/" &&
+[ -e build/lib/libibverbs.so.1 ] || { echo "sid65: build/lib/libibverbs.so.1 is missing: run 'make' first"; exit 2; }
+out=$PWD/build/releases/sid65
+rm -rf "$out" && mkdir -p "$out/src/v64" || exit 2
+cp c-tests/common.h c-tests/rxe.h "$out/src/" &&
+	cp c-tests/v64/comp_cntr65.c tests/releases/cmd65.c "$out/src/v64/" || exit 2
+# shellcheck disable=SC2016
+unshare -m sh -c '
+	R=$1 out=$2
+	mount --make-rprivate / &&
+	for d in tmp mnt dev; do mount -t tmpfs "sid65-$d" "$R/$d" || exit 1; done &&
+	touch "$R/dev/null" && mount --bind /dev/null "$R/dev/null" &&
+	mkdir "$R/mnt/out" && mount --bind "$out" "$R/mnt/out" || exit 1
 	for t in comp_cntr65 cmd65; do
-		chroot "$R" gcc -std=gnu11 -O1 -Wall -I/opt/sid65 -o /opt/sid65/$t /opt/sid65/v64/$t.c -libverbs || exit 1
-	done || { echo "sid65: cannot build comp_cntr65, cmd65 in $R (gcc, libibverbs-dev)"; exit 2; }
-exec vm/run.sh --lib debian --timeout "${VM_TIMEOUT:-900}" -- bash "$PWD/tests/releases/sid65.sh" --guest "$R"
+		chroot "$R" /usr/bin/env -i PATH=/usr/bin:/bin gcc -std=gnu11 -O1 -Wall -I/mnt/out/src \
+			-o /mnt/out/$t /mnt/out/src/v64/$t.c -libverbs || exit 1
+	done' sid65 "$R" "$out" ||
+	{ echo "sid65: cannot build comp_cntr65, cmd65 in $R (gcc, libibverbs-dev)"; exit 2; }
+exec vm/run.sh --lib debian --timeout "${VM_TIMEOUT:-900}" -- bash "$PWD/tests/releases/sid65.sh" --guest "$R" "$PWD"
