@@ -177,7 +177,8 @@ vm-test-two-hosts: all
 
 # The .deb installed over Debian's libibverbs1 in a throwaway overlay root in
 # the VM, the client programs on it, then removed; the same over the
-# libibverbs1 of each release root (PKG_TEST_RELEASES, default trixie sid);
+# libibverbs1 of each release root (PKG_TEST_RELEASES, default trixie sid),
+# that libibverbs1 then reinstalled and upgraded under ours (the trigger);
 # and a C program linked with libibverbs.a alone. One VM boot
 # (vm/run-pkg-tests.sh).
 pkg-test: deb static

@@ -180,6 +180,89 @@ if [ "$STAGE" = release ]; then
   if [ "$(cat "$R/after.devinfo-v.rc")" = 0 ] && cmp -s "$R/own.ibv_devinfo-v.out" "$R/after.devinfo-v.out" && [ "$l" = "$(readlink -f "$LIBF")" ] && [ "$(sha "$l")" = "$REL_SHA" ]; then
     ok "$P/release-runs" "ibv_devinfo -v on $VER's library again ($l), as before the install"
   else bad "$P/release-runs" "exit $(cat "$R/after.devinfo-v.rc"), loaded $l"; fi
+
+  # The trigger. Ours installed again; then libibverbs1 reinstalled (dpkg -i
+  # of the installed version's .deb) and upgraded to a library file of
+  # another name (the .debs in $OUTDIR/debs/$S, see vm/run-pkg-tests.sh), and
+  # ours upgraded. After each: the libibverbs1 file of the installed version
+  # is diverted, intact, its path and libibverbs.so.1 lead to ours, no
+  # diversion or link of an older name is left, dpkg --verify is clean, and
+  # ibv_devices and ibv_devinfo -v run on ours. Purging ours then gives the
+  # upgraded libibverbs1's files back as its .deb has them.
+  U=$OUTDIR/debs/$S
+  LD=/usr/lib/$MA
+  deb_lib() { dpkg-deb -c "$1" | awk '$1 ~ /^-/ && $6 ~ /\/libibverbs\.so\.1\.[0-9.]*[0-9]$/ {print substr($6, 2)}'; }
+  # diverted_ok DEB LOG: the state with ours installed over the libibverbs1 of DEB.
+  diverted_ok() {
+    local deb=$1 log=$2 f lib md5 v
+    lib=$(deb_lib "$deb") v=$(dpkg-deb -f "$deb" Version)
+    md5=$(dpkg-deb -I "$deb" md5sums | awk -v f="${lib#/}" '$2 == f {print $1}')
+    [ "$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' libibverbs1)" = "$v ii " ] || { echo "libibverbs1 is $(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' libibverbs1), not $v configured"; return 1; }
+    [ "$(dpkg-query -W -f='${db:Status-Abbrev}' libibverbs1-rs)" = "ii " ] || { echo "libibverbs1-rs is not configured"; return 1; }
+    if grep -iE 'error|warning' "$log"; then echo "dpkg said the above"; return 1; fi
+    [ "$(dpkg-divert --list | grep -c 'by libibverbs1-rs$')" = 1 ] && [ "$(dpkg-divert --listpackage "$lib")" = libibverbs1-rs ] ||
+      { dpkg-divert --list | grep 'by libibverbs1-rs$'; echo "diversions of ours: not exactly $lib"; return 1; }
+    [ "$(md5sum < "$STASH$lib" | cut -c1-32)" = "$md5" ] || { echo "$STASH$lib is not the file of $v"; return 1; }
+    [ "$(find "$STASH" -type f -o -type l)" = "$STASH$lib" ] || { echo "the stash holds $(find "$STASH" -type f -o -type l | tr '\n' ' ')"; return 1; }
+    [ "$(echo $LD/libibverbs.so.1.*)" = "$lib" ] || { echo "libibverbs.so.1.* in $LD: $(echo $LD/libibverbs.so.1.*)"; return 1; }
+    [ "$(readlink -f "$lib")" = "$OURS" ] && [ "$(sha "$OURS")" = "$OUR_SHA" ] || { echo "$lib leads to $(readlink -f "$lib")"; return 1; }
+    f=$(ldconfig -p | awk '$1 == "libibverbs.so.1" {print $NF; exit}')
+    [ "$(readlink -f "$f")" = "$OURS" ] || { echo "ldconfig -p: libibverbs.so.1 => $f, $(readlink -f "$f")"; return 1; }
+    f=$(dpkg --verify libibverbs1 libibverbs1-rs 2>&1); [ -z "$f" ] || { echo "dpkg --verify: $f"; return 1; }
+    [ -z "$(dpkg --audit)" ] && apt-get check -qq || { echo "dpkg --audit or apt-get check complains"; return 1; }
+    echo "libibverbs1 $v's $lib diverted (intact), the only diversion; it and ldconfig's libibverbs.so.1 lead to ours; dpkg --verify clean"
+  }
+  # progs TAG: ibv_devices and ibv_devinfo -v, traced; ran TAG LIB [REF]:
+  # both exit 0 on LIB, listing rxe0, and print what they printed as REF.
+  progs() { traced "$1.ibv_devices" ibv_devices; traced "$1.ibv_devinfo-v" ibv_devinfo -v; }
+  ran() {
+    local n l bad=""
+    for n in ibv_devices ibv_devinfo-v; do
+      l=$(loaded "$1.$n")
+      [ "$(cat "$R/$1.$n.rc")" = 0 ] && grep -qE '^[[:space:]]*(hca_id:[[:space:]]*)?rxe0' "$R/$1.$n.out" && [ "$l" = "$2" ] &&
+        { [ -z "${3:-}" ] || cmp -s "$R/$3.$n.out" "$R/$1.$n.out"; } ||
+        bad="$bad$n: exit $(cat "$R/$1.$n.rc"), loaded $l, $( [ -n "${3:-}" ] && diff "$R/$3.$n.out" "$R/$1.$n.out" | grep -m1 '^[<>]'); "
+    done
+    [ -z "$bad" ] || { echo "$bad"; return 1; }
+    echo "ibv_devices and ibv_devinfo -v exit 0 on $2${3:+, print what they printed at $3}"
+  }
+  # step NAME DEB REF DPKG-ARGS...: dpkg -i, then the checks above for the
+  # libibverbs1 of DEB, the programs compared with REF (none: new programs).
+  step() {
+    local name=$1 deb=$2 ref=$3; shift 3
+    check "$P/$name/dpkg" sh -c 'dpkg -i "$@" > '"$R/$name.dpkg.log"' 2>&1; rc=$?; tail -1 '"$R/$name.dpkg.log"'; exit $rc' sh "$@"
+    check "$P/$name/diverted" diverted_ok "$deb" "$R/$name.dpkg.log"
+    progs "$name"
+    check "$P/$name/runs-on-ours" ran "$name" "$OURS" "$ref"
+  }
+  if [ -d "$U/up" ]; then
+    SAME=$(echo "$U"/same/libibverbs1_*.deb) UP=$(echo "$U"/up/libibverbs1_*.deb)
+    step ours-again "$SAME" ours "$REPO"/build/deb/libibverbs1-rs_*.deb
+    step reinstall "$SAME" ours "$SAME"
+    LIB0=$(deb_lib "$SAME") LIB1=$(deb_lib "$UP")
+    # (a new name is what needs the trigger: a file of the same name lands on the diverted path)
+    if [ -n "$LIB1" ] && [ "$LIB0" != "$LIB1" ]; then ok "$P/upgrade/new-name" "$(cat "$U/up.what"): $(dpkg-deb -f "$UP" Version), $LIB0 -> $LIB1"
+    else bad "$P/upgrade/new-name" "$UP has the file name '$LIB1' (installed: $LIB0)"; fi
+    # (the upgrade may bring new programs: compared from there on)
+    step upgrade "$UP" "" "$U"/up/*.deb
+    step upgrade-ours "$UP" upgrade "$OUTDIR/debs/ours-bumped.deb"
+    check "$P/upgrade/dpkg-purge" dpkg --purge libibverbs1-rs
+    # Every file of the upgraded libibverbs1 as its .deb has it (md5sums), every link as its data.tar has it.
+    back() {
+      local line
+      (cd / && dpkg-deb -I "$UP" md5sums | md5sum -c --quiet) || return 1
+      dpkg-deb -c "$UP" | awk '$1 ~ /^l/ {print substr($6, 2), $8}' | while read -r line; do
+        [ "$(readlink "${line% *}")" = "${line#* }" ] || { echo "${line% *} -> $(readlink "${line% *}"), not ${line#* }"; exit 1; }
+      done || return 1
+      [ "$(echo $LD/libibverbs.so.1.*)" = "$LIB1" ] || { echo "libibverbs.so.1.* in $LD: $(echo $LD/libibverbs.so.1.*)"; return 1; }
+      echo "$(dpkg-deb -I "$UP" md5sums | wc -l) files and $(dpkg-deb -c "$UP" | grep -c '^l') link of libibverbs1 $(dpkg-deb -f "$UP" Version) as its .deb has them; no $LIB0"
+    }
+    check "$P/upgrade/files-back" back
+    check "$P/upgrade/dpkg-verify" sh -c 'out=$(dpkg --verify libibverbs1 2>&1); [ -z "$out" ] && ! dpkg-divert --list | grep -q libibverbs1-rs && [ ! -e '"$(dirname "$OURS")"' ] && [ ! -e '"$(dirname "$STASH")"' ] && [ -z "$(dpkg --audit)" ] && echo "dpkg --verify libibverbs1: clean; no diversion, stash, file or package of ours left" || { echo "$out"; exit 1; }'
+    # The release's programs on its own upgraded library print what they printed on ours.
+    progs upgraded
+    check "$P/upgrade/release-runs" ran upgraded "$LIB1" upgrade-ours
+  else bad "$P/upgrade" "no .debs in $U (vm/run-pkg-tests.sh puts them there)"; fi
   exit 0
 fi
 
@@ -239,7 +322,7 @@ check deb/ldconfig sh -c "l=\$(ldconfig -p | awk '\$1 == \"libibverbs.so.1\" {pr
 check deb/dpkg-audit sh -c '[ -z "$(dpkg --audit)" ] && echo "dpkg --audit: nothing to report"'
 check deb/apt-check sh -c 'apt-get check -qq && echo "apt-get check: dependencies satisfied"'
 # Reinstalling (dpkg's upgrade path: preinst upgrade, old postrm upgrade) keeps the diversions.
-check deb/dpkg-reinstall sh -c "dpkg -i $DEBS > $W/reinstall.log 2>&1 && [ \"\$(sha256sum < $SOFILE | cut -c1-64)\" = $OUR_SHA ] && [ \"\$(dpkg-divert --listpackage $SOFILE)\" = libibverbs1-rs ] && [ \"\$(sha256sum < $STASH$SOFILE | cut -c1-64)\" = $DEB_SHA ] && echo 'dpkg -i again: still ours, the Debian file is still diverted, intact'"
+check deb/dpkg-reinstall sh -c "dpkg -i $DEBS > $W/reinstall.log 2>&1 && ! grep -iE 'error|warning' $W/reinstall.log && [ \"\$(sha256sum < $SOFILE | cut -c1-64)\" = $OUR_SHA ] && [ \"\$(dpkg-divert --listpackage $SOFILE)\" = libibverbs1-rs ] && [ \"\$(sha256sum < $STASH$SOFILE | cut -c1-64)\" = $DEB_SHA ] && echo 'dpkg -i again: still ours, the Debian file is still diverted, intact'"
 # Every dependant stays installable with ours in place: apt, asked to
 # (re)install them, removes nothing.
 check deb/apt-installable sh -c 'out=$(apt-get -s -o Debug::NoLocking=1 install --reinstall ibverbs-utils perftest librdmacm1 rdmacm-utils ibverbs-providers python3-pyverbs libibverbs-dev 2>&1) || { echo "$out"; exit 1; }
