@@ -16,7 +16,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <infiniband/verbs.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -133,6 +135,45 @@ static inline int ctest_release(void)
 	v = strstr(path, "libibverbs.so.");
 	if (!v || sscanf(v + 14, "%d.%d.%d", &major, &minor, &release) != 3)
 		return 0;
+	return release;
+}
+
+static int ctest_find_rxe_plugin(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (!strstr(info->dlpi_name, "/librxe-rdmav"))
+		return 0;
+	snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+	return 1;
+}
+
+/* The rdma-core release of the C rxe plugin loaded into this process (0 if
+ * none): a plugin carries only its ABI version in its name, so this reads the
+ * release from the libibverbs.so.1.ABI.RELEASE.PATCH that its release
+ * installed beside the plugin directory (44 on Debian 12, 56 in trixie's root). */
+static inline int ctest_rxe_plugin_release(void)
+{
+	char path[PATH_MAX] = "";
+	struct dirent *e;
+	char *slash;
+	int release = 0, abi, r, patch;
+	DIR *dir;
+
+	dl_iterate_phdr(ctest_find_rxe_plugin, path);
+	for (int up = 0; up < 2; up++) {
+		slash = strrchr(path, '/');
+		if (!slash)
+			return 0;
+		*slash = '\0';
+	}
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)))
+		if (sscanf(e->d_name, "libibverbs.so.1.%d.%d.%d", &abi, &r, &patch) == 3 &&
+		    r > release)
+			release = r;
+	closedir(dir);
 	return release;
 }
 
