@@ -7,10 +7,18 @@
 //! file that imports it was built against the eight-argument call. A plugin
 //! that does not may be a 55..56 one that has no use for either (efa,
 //! irdma, bnxt_re pass no chain); its eighth argument is never read.
+//!
+//! 45 also appended `wr_flush` to `ibv_qp_ex`, moving `verbs_qp`'s
+//! `comp_mask` and `xrcd`, with the same imports: that release is read from
+//! the `libibverbs.so.1.<abi>.<release>.<patch>` its package installed in
+//! the plugin directory's parent. Where none is found, 44's layout is taken
+//! (the host's own, as before).
 #![allow(unsafe_code)]
 
 use crate::driver_abi::v34::verbs_device_ops;
+use crate::driver_abi::{Pabi, V34, V34_45};
 use std::ffi::CStr;
+use std::path::Path;
 use std::sync::Mutex;
 
 /// The symbol rdma-core 55 added beside the eight-argument
@@ -39,6 +47,39 @@ pub(crate) fn passes_dmabuf_driver(ops: *const verbs_device_ops) -> bool {
         .unwrap_or_else(|p| p.into_inner())
         .push((key, v));
     v
+}
+
+/// The v34 row of the plugin owning `ops`: 45..56's layout when the
+/// release that installed it is 45 or later, else 44's.
+pub(crate) fn v34_row(ops: *const verbs_device_ops) -> &'static Pabi {
+    row_of_release(file_of(ops).and_then(|f| installed_release(&f)))
+}
+
+fn row_of_release(release: Option<u32>) -> &'static Pabi {
+    match release {
+        Some(r) if r >= 45 => &V34_45,
+        _ => &V34,
+    }
+}
+
+/// The newest rdma-core release whose `libibverbs.so.1.A.R.P` is in the
+/// parent of `plugin`'s directory (lib/ for lib/libibverbs/libX-rdmav34.so).
+fn installed_release(plugin: &Path) -> Option<u32> {
+    let lib = plugin.parent()?.parent()?;
+    std::fs::read_dir(lib)
+        .ok()?
+        .filter_map(|e| release_of_name(e.ok()?.file_name().to_str()?))
+        .max()
+}
+
+/// R of `libibverbs.so.1.A.R.P`.
+fn release_of_name(name: &str) -> Option<u32> {
+    let mut f = name.strip_prefix("libibverbs.so.1.")?.split('.');
+    let (a, r, p) = (f.next()?, f.next()?, f.next()?);
+    if f.next().is_some() || a.parse::<u32>().is_err() || p.parse::<u32>().is_err() {
+        return None;
+    }
+    r.parse().ok()
 }
 
 /// The file of the loaded object that holds `addr`.
@@ -109,6 +150,57 @@ mod tests {
     use super::*;
 
     const MLX5_44: &str = "/usr/lib/x86_64-linux-gnu/libmlx5.so.1";
+
+    #[test]
+    fn release_names_of_libibverbs() {
+        assert_eq!(release_of_name("libibverbs.so.1.14.56.1"), Some(56));
+        assert_eq!(release_of_name("libibverbs.so.1.14.44.0"), Some(44));
+        assert_eq!(release_of_name("libibverbs.so.1.15.65.0"), Some(65));
+        for n in [
+            "libibverbs.so.1",
+            "libibverbs.so.1.14.56",
+            "libibverbs.so.1.14.x.1",
+        ] {
+            assert_eq!(release_of_name(n), None, "{n}");
+        }
+        assert_eq!(release_of_name("libibverbs.so.1.14.56.1.bak"), None);
+    }
+
+    #[test]
+    fn v34_layout_by_installing_release() {
+        assert_eq!(row_of_release(None).qp_ex_size, 352);
+        assert_eq!(row_of_release(Some(44)).qp_ex_size, 352);
+        assert_eq!(row_of_release(Some(45)).qp_ex_size, 360);
+        assert_eq!(row_of_release(Some(56)).qp_ex_size, 360);
+        assert!(!row_of_release(Some(44)).moves_qp_mask());
+        assert!(row_of_release(Some(56)).moves_qp_mask());
+    }
+
+    #[test]
+    fn installed_release_is_read_beside_the_plugin_directory() {
+        let d = std::env::temp_dir().join(format!("qplayout-{}", std::process::id()));
+        let plugins = d.join("libibverbs");
+        std::fs::create_dir_all(&plugins).unwrap();
+        let plugin = plugins.join("librxe-rdmav34.so");
+        assert_eq!(installed_release(&plugin), None);
+        std::fs::write(d.join("libibverbs.so.1.14.44.0"), b"").unwrap();
+        assert_eq!(installed_release(&plugin), Some(44));
+        std::fs::write(d.join("libibverbs.so.1.14.56.1"), b"").unwrap();
+        assert_eq!(installed_release(&plugin), Some(56));
+        std::fs::remove_dir_all(&d).unwrap();
+        // Debian 12's own rxe plugin: 44's layout.
+        let rxe = Path::new("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so");
+        if rxe.exists() {
+            assert_eq!(installed_release(rxe), Some(44));
+        }
+        // Debian 13's (rdma-core 56.1), where its release root was built.
+        let rxe = Path::new(
+            "/var/cache/libibverbs-rs/roots/trixie/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so",
+        );
+        if rxe.exists() {
+            assert_eq!(installed_release(rxe), Some(56));
+        }
+    }
 
     #[test]
     fn a_plugin_file_names_what_it_imports() {

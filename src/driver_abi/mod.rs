@@ -1,8 +1,8 @@
 //! rdma-core's private provider ABI: the structs and entry points its C
 //! provider plugins (`lib<name>-rdmav<N>.so`) are built against. `v34` is
-//! rdma-core 34..56's `IBVERBS_PRIVATE_34`, the host's own layout (its
-//! structs did not change while it gained functions: where a call changed
-//! within it, `providers/plugin/release` tells the releases apart); a later
+//! rdma-core 34..56's `IBVERBS_PRIVATE_34`, the host's own layout (44's:
+//! where a call or `ibv_qp_ex` changed within it, `providers/plugin/release`
+//! tells the releases apart, [`V34_45`] the longer `ibv_qp_ex`); a later
 //! version is a [`Pabi`] row of what differs from it (and a module of its
 //! structs, checked against facts recorded from rdma-core), and the host
 //! (`providers/plugin`) reads the row of the version a plugin registered
@@ -66,6 +66,12 @@ impl Pabi {
         }
     }
 
+    /// Whether its `verbs_qp` has `comp_mask` and `xrcd` elsewhere than
+    /// 44's, where the v34 commands write them.
+    pub fn moves_qp_mask(&self) -> bool {
+        self.qp_ex_size != v34::QP_EX_SIZE
+    }
+
     /// The plugin file suffix of this version.
     pub fn suffix(&self) -> String {
         format!("-rdmav{}.so", self.version)
@@ -102,8 +108,12 @@ impl Pabi {
     }
 }
 
-/// rdma-core 34 to 56: the host's own layout.
+/// rdma-core 34 to 44: the host's own layout.
 pub static V34: Pabi = Pabi::new(34, 0, v34::QP_EX_SIZE, v34::verbs_context_ops::NAMES);
+/// rdma-core 45 to 56: 34's, with 45's longer `ibv_qp_ex` (`wr_flush`).
+/// Same version and file suffix: `providers/plugin/release` picks this row
+/// for a v34 plugin it finds installed by one of these releases.
+pub static V34_45: Pabi = Pabi::new(34, 0, v34::QP_EX_SIZE_45, v34::verbs_context_ops::NAMES);
 /// rdma-core 65: 64's `verbs_context` and `ibv_qp_ex`, 17 more op slots.
 pub static V65: Pabi = Pabi::new(
     65,

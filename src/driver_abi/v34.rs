@@ -312,6 +312,9 @@ context_ops! {
 
 /// `sizeof(struct ibv_qp_ex)` in rdma-core 44: where `verbs_qp.comp_mask` is.
 pub const QP_EX_SIZE: usize = 352;
+/// The same in rdma-core 45..56: 45 appended `wr_flush` without a new
+/// private ABI, so their v34 plugins' `verbs_qp` is 8 bytes longer there.
+pub const QP_EX_SIZE_45: usize = QP_EX_SIZE + 8;
 
 /// `struct verbs_xrcd`
 #[repr(C)]
@@ -332,9 +335,11 @@ pub struct verbs_srq {
 }
 
 /// rdma-core 44's `struct ibv_qp_ex` (352 bytes): ours less `wr_flush`,
-/// which rdma-core 64 appended. A v34 plugin's QPs embed this one, so a
+/// which rdma-core 45 appended. A 44 plugin's QPs embed this one, so such a
 /// hosted QP has no `wr_flush` slot (the plugin refuses
-/// IBV_QP_EX_WITH_FLUSH, so no correct caller reaches for it).
+/// IBV_QP_EX_WITH_FLUSH, so no correct caller reaches for it); a 45..56
+/// one's embed ours ([`QP_EX_SIZE_45`]), and the v34 commands' writes are
+/// moved for them (`verbs::driver::on_qp`).
 #[repr(C)]
 pub struct ibv_qp_ex_44 {
     pub qp_base: ibv_qp,

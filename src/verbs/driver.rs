@@ -25,7 +25,8 @@ pub unsafe extern "C" fn verbs_register_driver_34(ops: *const verbs_device_ops) 
     // SAFETY: a plugin's static ops table, which lives as long as the
     // plugin stays loaded (for good: plugins are never unloaded).
     if let Some(ops) = unsafe { ops.as_ref() } {
-        crate::providers::plugin::registry::register(ops, &crate::driver_abi::V34);
+        let row = crate::providers::plugin::release::v34_row(ops);
+        crate::providers::plugin::registry::register(ops, row);
     }
 }
 
@@ -42,9 +43,12 @@ pub unsafe extern "C" fn _verbs_init_and_alloc_context(
     driver_id: u32,
 ) -> *mut c_void {
     let off = context_offset as usize;
-    let v34 = &crate::driver_abi::V34;
+    // The v34 row its plugin registered with (44's or 45's `ibv_qp_ex`).
+    // SAFETY: the plugin's device, a verbs_device (NULL or not hosted: 44's).
+    let ops = unsafe { device.cast::<verbs_device>().as_ref() }.map_or(std::ptr::null(), |d| d.ops);
+    let pabi = crate::providers::plugin::registry::pabi_of(ops);
     // SAFETY: per driver.h; the fd is ours to close on failure.
-    unsafe { init_and_alloc(device, cmd_fd, alloc_size, off, driver_id, v34) }
+    unsafe { init_and_alloc(device, cmd_fd, alloc_size, off, driver_id, pabi) }
 }
 
 /// _verbs_init_and_alloc_context of the plugin's version: its context at
@@ -247,12 +251,9 @@ cmd_api!(ibv_cmd_destroy_ah => ah::destroy_ah(ah: *mut ibv_ah));
 cmd_api!(ibv_cmd_create_qp => qp::create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr; bufs));
 cmd_api!(ibv_cmd_create_cq_ex => cq::create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq; bufs, cmd_flags: u32));
 cmd_api!(ibv_cmd_create_cq_ex2 => cq::create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut ibv_command_buffer));
-cmd_api!(ibv_cmd_create_qp_ex2 => qp::create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp, qp_attr: *mut ibv_qp_init_attr_ex; bufs));
 cmd_api!(ibv_cmd_open_xrcd => xrc::open_xrcd(context: *mut ibv_context, xrcd: *mut verbs_xrcd, vxrcd_size: c_int, attr: *mut ibv_xrcd_init_attr; bufs));
 cmd_api!(ibv_cmd_close_xrcd => xrc::close_xrcd(xrcd: *mut verbs_xrcd));
 cmd_api!(ibv_cmd_create_srq_ex => xrc::create_srq_ex(context: *mut ibv_context, srq: *mut verbs_srq, attr_ex: *mut ibv_srq_init_attr_ex; bufs));
-cmd_api!(ibv_cmd_open_qp => xrc::open_qp(context: *mut ibv_context, qp: *mut verbs_qp, vqp_sz: c_int, attr: *mut ibv_qp_open_attr; bufs));
-cmd_api!(ibv_cmd_create_qp_ex => qp_ex::create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp, attr_ex: *mut ibv_qp_init_attr_ex; bufs));
 cmd_api!(ibv_cmd_modify_qp_ex => qp_ex::modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int; bufs));
 cmd_api!(ibv_cmd_rereg_mr => mr::rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize, hca_va: u64, access: c_int, pd: *mut ibv_pd; bufs));
 cmd_api!(ibv_cmd_query_mr => mr::query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32));
@@ -397,3 +398,144 @@ mod log_tests {
         }
     }
 }
+
+/// Runs a v34 QP command on a plugin's new `verbs_qp` of `pabi`'s layout.
+/// Where its `ibv_qp_ex` is longer than 44's (by `wr_flush`: rdma-core
+/// 45..56 under PABI 34, and 65), the command writes `comp_mask` and `xrcd`
+/// at 44's places, over the `wr_flush` the plugin may have set already;
+/// they then move to the plugin's places and `wr_flush` gets its bytes back.
+///
+/// # Safety
+/// `vqp` is NULL or the plugin's new `verbs_qp` of `pabi`'s layout, ours
+/// alone meanwhile.
+pub(crate) unsafe fn on_qp(
+    vqp: *mut c_void,
+    pabi: &crate::driver_abi::Pabi,
+    f: impl FnOnce(*mut verbs_qp) -> crate::entry::Result<()>,
+) -> crate::entry::Result<()> {
+    if vqp.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    if !pabi.moves_qp_mask() {
+        return f(vqp.cast());
+    }
+    let at = |off: usize| vqp.cast::<u8>().wrapping_add(off);
+    let (c44, own) = (QP_EX_SIZE, pabi.qp_ex_size);
+    let w = size_of::<u64>();
+    // SAFETY: the longer verbs_qp holds wr_flush at c44 and its
+    // comp_mask/xrcd words from `own` on (per the contract; facts.txt
+    // checks the offsets).
+    unsafe {
+        let saved = at(c44).cast::<[u8; 16]>().read_unaligned();
+        let r = f(vqp.cast());
+        let mask = at(c44).cast::<u32>().read_unaligned();
+        let xrcd = at(c44 + w).cast::<usize>().read_unaligned();
+        at(c44).cast::<[u8; 16]>().write_unaligned(saved);
+        if r.is_ok() {
+            at(own).cast::<u32>().write_unaligned(mask);
+            at(own + w).cast::<usize>().write_unaligned(xrcd);
+        }
+        r
+    }
+}
+
+/// The private ABI row of the plugin whose context `ctx` is (44's v34 for
+/// NULL or a device no plugin registered).
+fn pabi_of_ctx(ctx: *mut ibv_context) -> &'static crate::driver_abi::Pabi {
+    // SAFETY: the plugin's context and device, if not NULL.
+    let ops = unsafe { ctx.as_ref() }
+        .and_then(|c| unsafe { c.device.cast::<verbs_device>().as_ref() })
+        .map_or(std::ptr::null(), |d| d.ops);
+    crate::providers::plugin::registry::pabi_of(ops)
+}
+
+/// `ibv_cmd_open_qp` on a `verbs_qp` of `pabi`'s layout: one longer than
+/// 44's must hold its own `comp_mask` and `xrcd`.
+///
+/// # Safety
+/// As [`on_qp`]; the rest per driver.h.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn open_qp_of(
+    pabi: &crate::driver_abi::Pabi,
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    vqp_sz: c_int,
+    attr: *mut ibv_qp_open_attr,
+    bufs: Bufs,
+) -> crate::entry::Result<()> {
+    if pabi.moves_qp_mask() && vqp_sz < (pabi.qp_ex_size + 16) as c_int {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: per the contract.
+    unsafe {
+        on_qp(qp, pabi, |q| {
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr)?);
+            xrc::open_qp(ctx, q, vqp_sz, a, bufs)
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_qp_ex2(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    qp_attr: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    // SAFETY: the plugin's objects and buffers, per driver.h.
+    unsafe {
+        on_qp(qp, pabi_of_ctx(ctx), |q| {
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(qp_attr)?);
+            qp::create_qp_ex2(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_create_qp_ex(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    attr_ex: *mut ibv_qp_init_attr_ex,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    // SAFETY: as above.
+    unsafe {
+        on_qp(qp, pabi_of_ctx(ctx), |q| {
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr_ex)?);
+            qp_ex::create_qp_ex(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_open_qp(
+    ctx: *mut ibv_context,
+    qp: *mut c_void,
+    vqp_sz: c_int,
+    attr: *mut ibv_qp_open_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+    resp: *mut c_void,
+    resp_size: usize,
+) -> c_int {
+    // SAFETY: as above.
+    unsafe {
+        let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+        open_qp_of(pabi_of_ctx(ctx), ctx, qp, vqp_sz, attr, b)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -11,13 +11,13 @@
 
 use super::driver::cmd_api;
 use crate::abi::*;
+use crate::driver_abi::V65;
 use crate::driver_abi::v34::{self, verbs_context as VerbsContext44, verbs_cq, verbs_device_ops};
 use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
-use crate::driver_abi::{Pabi, V65};
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::comp_cntr::{Entry, Op};
 use crate::providers::plugin::cmd::{
-    Arg, Bufs, comp_cntr, cq, device, dmabuf, dmah, mr, qp, qp_ex, xrc,
+    Arg, Bufs, comp_cntr, cq, device, dmabuf, dmah, mr, qp, qp_ex,
 };
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
@@ -110,40 +110,6 @@ pub unsafe extern "C" fn ibv_cmd_get_context_65(
 cmd_api!(versioned ibv_cmd_create_cq_ex_65 => cq::create_cq_ex_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32));
 cmd_api!(versioned ibv_cmd_create_cq_ex2_65 => cq::create_cq_ex2_65(ctx: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex, prov_attr: *mut verbs_create_cq_prov_attr, cq: *mut verbs_cq; bufs, cmd_flags: u32, driver: *mut v34::ibv_command_buffer));
 
-/// Runs a v34 QP command on a 65 `verbs_qp`, which is longer by `wr_flush`
-/// before `comp_mask`: the v34 code writes `comp_mask` and `xrcd` at 34's
-/// places (over 65's `wr_flush`), then they move to 65's and `wr_flush`
-/// gets its bytes back.
-///
-/// # Safety
-/// `vqp` is NULL or the plugin's new 65 `verbs_qp`, ours alone meanwhile.
-unsafe fn on_qp_65(
-    vqp: *mut c_void,
-    pabi: &Pabi,
-    f: impl FnOnce(*mut v34::verbs_qp) -> crate::entry::Result<()>,
-) -> crate::entry::Result<()> {
-    if vqp.is_null() {
-        return Err(Errno::EINVAL);
-    }
-    let at = |off: usize| vqp.cast::<u8>().wrapping_add(off);
-    let (c34, c65) = (v34::QP_EX_SIZE, pabi.qp_ex_size);
-    let w = size_of::<u64>();
-    // SAFETY: 65's verbs_qp holds wr_flush at c34 and its comp_mask/xrcd
-    // words after c65 (per the contract; facts.txt checks the offsets).
-    unsafe {
-        let saved = at(c34).cast::<[u8; 16]>().read_unaligned();
-        let r = f(vqp.cast());
-        let mask = at(c34).cast::<u32>().read_unaligned();
-        let xrcd = at(c34 + w).cast::<usize>().read_unaligned();
-        at(c34).cast::<[u8; 16]>().write_unaligned(saved);
-        if r.is_ok() {
-            at(c65).cast::<u32>().write_unaligned(mask);
-            at(c65 + w).cast::<usize>().write_unaligned(xrcd);
-        }
-        r
-    }
-}
-
 /// A driver command buffer (`driver`) is not passed yet: EOPNOTSUPP.
 #[allow(clippy::too_many_arguments)]
 #[entry(errno)]
@@ -162,7 +128,7 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex2_65(
     }
     // SAFETY: the plugin's objects and buffers, per driver.h.
     unsafe {
-        on_qp_65(qp, &V65, |q| {
+        super::driver::on_qp(qp, &V65, |q| {
             let (q, a) = (Arg::from_c(q)?, Arg::from_c(qp_attr)?);
             qp::create_qp_ex2(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
@@ -181,7 +147,7 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex_65(
 ) -> c_int {
     // SAFETY: as above.
     unsafe {
-        on_qp_65(qp, &V65, |q| {
+        super::driver::on_qp(qp, &V65, |q| {
             let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr_ex)?);
             qp_ex::create_qp_ex(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
@@ -200,16 +166,10 @@ pub unsafe extern "C" fn ibv_cmd_open_qp_65(
     resp: *mut c_void,
     resp_size: usize,
 ) -> c_int {
-    let need = (V65.qp_ex_size + 16) as c_int;
-    if vqp_sz < need {
-        return Err(Errno::EINVAL);
-    }
     // SAFETY: as above.
     unsafe {
-        on_qp_65(qp, &V65, |q| {
-            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr)?);
-            xrc::open_qp(ctx, q, vqp_sz, a, Bufs::new(cmd, cmd_size, resp, resp_size))
-        })
+        let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+        super::driver::open_qp_of(&V65, ctx, qp, vqp_sz, attr, b)
     }
 }
 

@@ -179,5 +179,52 @@ else
 		fail=1
 	fi
 fi
+# A PABI 34 plugin of rdma-core 45..56 (fake34.c): its verbs_qp has
+# comp_mask after 45's wr_flush, 8 bytes later than 44's. The host takes
+# that layout from the libibverbs.so.1.14.56.1 its release installed in the
+# plugin directory's parent: ibv_qp_to_qp_ex must find the QP and
+# ibv_wr_flush reach the plugin. Without that file (release unknown) the
+# host takes 44's layout, reads wr_flush's bytes as comp_mask, and finds no
+# extended QP: the negative control.
+echo "plugin-test: a rdma-core 45..56 PABI 34 plugin's extended QP (wr_flush)"
+mkdir -p "$work/sys34/class/infiniband_verbs" "$work/lib56/libibverbs" "$work/lib00/libibverbs"
+echo 6 >"$work/sys34/class/infiniband_verbs/abi_version"
+sys=$work/sys34 dev fake34_0 uverbs9 201 "1: CA" fake34:test
+gcc -O1 -Wall -fPIC -shared -Iinclude -o "$work/lib56/libibverbs/libfake34-rdmav34.so" tests/plugins/fake34.c -ldl || exit 1
+cp "$work/lib56/libibverbs/libfake34-rdmav34.so" "$work/lib00/libibverbs/"
+: >"$work/lib56/libibverbs.so.1.14.56.1"
+gcc -O1 -Wall -Iinclude -o "$work/qp34" tests/plugins/qp34.c -L"$LIB" -libverbs || exit 1
+run34() {
+	env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$work/sys34 RDMAV_DRIVERS=fake34 \
+		IBV_CONFIG_DIR=$work/$1/libibverbs IBV_PROVIDER_DIR=$work/$1/libibverbs \
+		"$work/qp34" 2>"$work/qp34.err"
+}
+want34="plugin: create_qp_ex type 2
+qp_to_qp_ex: the QP
+plugin: wr_flush rkey 7 addr 4096 len 64 type 1 level 0
+destroy_qp: 0
+dealloc_pd: 0
+close: 0"
+got=$(run34 lib56)
+if grep -qx "library: $LIB/libibverbs.so.1" "$work/qp34.err"; then
+	echo "  ok    qp34 runs on $LIB/libibverbs.so.1"
+else
+	echo "  FAIL  qp34's library: $(cat "$work/qp34.err")"
+	fail=1
+fi
+if diff -u <(echo "$want34") <(echo "$got") >"$work/diff"; then
+	echo "  ok    56.1's layout: qp_to_qp_ex finds the QP, wr_flush reaches the plugin"
+else
+	echo "  FAIL  56.1's layout:"
+	sed 's/^/        /' "$work/diff"
+	fail=1
+fi
+got=$(run34 lib00)
+if grep -qx "qp_to_qp_ex: NULL" <<<"$got" && ! grep -q "wr_flush" <<<"$got"; then
+	echo "  ok    release unknown: 44's layout taken, no extended QP found (the control)"
+else
+	echo "  FAIL  release unknown: $(tr '\n' ';' <<<"$got")"
+	fail=1
+fi
 if [ $fail = 0 ]; then echo "plugin-test: PASS"; else echo "plugin-test: FAIL"; fi
 exit $fail
