@@ -411,7 +411,8 @@ static void mw(void)
 		CHECK(mw1 && mw2, "alloc_mw errno %d", errno);
 		old = mw1->rkey;
 		printf("bind_mw type 1: %d\n", ibv_bind_mw(d.qp[1], mw1, &b));
-		printf("bind_mw: rkey key byte %+d\n", (int)(mw1->rkey & 0xff) - (int)(old & 0xff));
+		/* The key byte is 8 bits: from 0xff the next is 0x00. */
+		printf("bind_mw: rkey key byte %+d\n", (int)((mw1->rkey - old) & 0xff));
 		dp_show(&d, "bind_mw: binder", d.cq[1]);
 		/* write through the window */
 		s = sge(&d, 0, 0, 16);
