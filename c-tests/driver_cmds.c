@@ -22,6 +22,8 @@ int ibv_cmd_alloc_dm(struct ibv_context *ctx, const struct ibv_alloc_dm_attr *at
 int ibv_cmd_create_counters(struct ibv_context *ctx, struct ibv_counters_init_attr *attr,
 			    void *vcounters, struct ibv_command_buffer *link);
 int ibv_cmd_query_mr(struct ibv_pd *pd, void *vmr, uint32_t mr_handle);
+int ibv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_attr *port_attr,
+		       void *cmd, size_t cmd_size);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
 		      struct ibv_sge *sg_list, uint32_t num_sge);
 /* rdma-core 56.1 added the driver's command buffer to this one within
@@ -253,6 +255,38 @@ static void create_cq_ex2(struct ibv_context *ctx)
 	}
 }
 
+/* ibv_cmd_query_port fills the ibv_port_attr of the provider's release: 52
+ * bytes before rdma-core 50, 56 (active_speed_ex) from 50 on. 44's libmlx5
+ * passes one of 52 bytes from its stack, so no byte past the caller's struct
+ * may be written. The fields must be ibv_query_port's. */
+static void cmd_query_port(struct ibv_context *ctx)
+{
+	int rel = ctest_ours() ? ctest_rxe_plugin_release() : ctest_release();
+	size_t end = rel >= 50 ? 56 : 52, i, past = 0, ex = 0;
+	unsigned char got[64];
+	struct ibv_port_attr want;
+
+	memset(got, 0xa5, sizeof(got));
+	clear();
+	expect("cmd_query_port", ibv_cmd_query_port(ctx, 1, (void *)got, cmd, 16), 0);
+	if (ctest_ours_dp())
+		end = 0;
+	for (i = end; i < sizeof(got); i++)
+		past += got[i] != 0xa5;
+	for (i = 52; i < end; i++)
+		ex += got[i] != 0xa5;
+	ctest_impl_line("cmd_query_port: release %d, %zu bytes, %zu written past them, "
+			"active_speed_ex %s", rel, end, past, ex ? "written" : "untouched");
+	CHECK(past == 0, "cmd_query_port wrote %zu bytes past the %zu of release %d", past, end,
+	      rel);
+	CHECK(end != 56 || ex > 0, "cmd_query_port left active_speed_ex of release %d", rel);
+	if (!end)
+		return;
+	CHECK(ibv_query_port(ctx, 1, &want) == 0, "query_port: errno %d", errno);
+	/* Every field through port_cap_flags2 (offset 48, 2 bytes). */
+	CHECK(memcmp(got, &want, 50) == 0, "cmd_query_port's fields differ from ibv_query_port's");
+}
+
 int main(void)
 {
 	struct ibv_device_attr dattr;
@@ -312,6 +346,7 @@ int main(void)
 
 	expect("query_context", ibv_cmd_query_context(ctx, NULL), EOPNOTSUPP);
 	create_cq_ex2(ctx);
+	cmd_query_port(ctx);
 
 	clear();
 	{

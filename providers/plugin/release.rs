@@ -9,14 +9,16 @@
 //! irdma, bnxt_re pass no chain); its eighth argument is never read.
 //!
 //! 45 also appended `wr_flush` to `ibv_qp_ex`, moving `verbs_qp`'s
-//! `comp_mask` and `xrcd`, with the same imports: that release is read from
-//! the `libibverbs.so.1.<abi>.<release>.<patch>` its package installed in
-//! the plugin directory's parent. Where none is found, 44's layout is taken
+//! `comp_mask` and `xrcd`, and 50 appended `active_speed_ex` to
+//! `ibv_port_attr` (which `ibv_cmd_query_port` fills), with the same
+//! imports: that release is read from the
+//! `libibverbs.so.1.<abi>.<release>.<patch>` its package installed in the
+//! plugin directory's parent. Where none is found, 44's layout is taken
 //! (the host's own, as before).
 #![allow(unsafe_code)]
 
 use crate::driver_abi::v34::verbs_device_ops;
-use crate::driver_abi::{Pabi, V34, V34_45};
+use crate::driver_abi::{Pabi, V34, V34_45, V34_50};
 use std::ffi::CStr;
 use std::path::Path;
 use std::sync::Mutex;
@@ -49,14 +51,15 @@ pub(crate) fn passes_dmabuf_driver(ops: *const verbs_device_ops) -> bool {
     v
 }
 
-/// The v34 row of the plugin owning `ops`: 45..56's layout when the
-/// release that installed it is 45 or later, else 44's.
+/// The v34 row of the plugin owning `ops`: 45..49's or 50..56's layout
+/// when the release that installed it is one of those, else 44's.
 pub(crate) fn v34_row(ops: *const verbs_device_ops) -> &'static Pabi {
     row_of_release(file_of(ops).and_then(|f| installed_release(&f)))
 }
 
 fn row_of_release(release: Option<u32>) -> &'static Pabi {
     match release {
+        Some(r) if r >= 50 => &V34_50,
         Some(r) if r >= 45 => &V34_45,
         _ => &V34,
     }
@@ -174,6 +177,16 @@ mod tests {
         assert_eq!(row_of_release(Some(56)).qp_ex_size, 360);
         assert!(!row_of_release(Some(44)).moves_qp_mask());
         assert!(row_of_release(Some(56)).moves_qp_mask());
+        // 50 appended active_speed_ex to ibv_port_attr.
+        for (r, n) in [
+            (None, 52),
+            (Some(44), 52),
+            (Some(49), 52),
+            (Some(50), 56),
+            (Some(56), 56),
+        ] {
+            assert_eq!(row_of_release(r).port_attr_size, n, "{r:?}");
+        }
     }
 
     #[test]

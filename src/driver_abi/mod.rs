@@ -2,7 +2,8 @@
 //! provider plugins (`lib<name>-rdmav<N>.so`) are built against. `v34` is
 //! rdma-core 34..56's `IBVERBS_PRIVATE_34`, the host's own layout (44's:
 //! where a call or `ibv_qp_ex` changed within it, `providers/plugin/release`
-//! tells the releases apart, [`V34_45`] the longer `ibv_qp_ex`); a later
+//! tells the releases apart: [`V34_45`] the longer `ibv_qp_ex`, [`V34_50`]
+//! also the longer `ibv_port_attr`); a later
 //! version is a [`Pabi`] row of what differs from it (and a module of its
 //! structs, checked against facts recorded from rdma-core), and the host
 //! (`providers/plugin`) reads the row of the version a plugin registered
@@ -44,6 +45,8 @@ pub struct Pabi {
     pub context_growth: usize,
     /// `sizeof(struct ibv_qp_ex)`: where `verbs_qp.comp_mask` starts.
     pub qp_ex_size: usize,
+    /// `sizeof(struct ibv_port_attr)`: what `ibv_cmd_query_port` may write.
+    pub port_attr_size: usize,
     /// Its `verbs_context_ops` slot names, in order.
     pub ops: &'static [&'static str],
     /// For each v34 slot, its index in `ops` (made once).
@@ -55,12 +58,14 @@ impl Pabi {
         version: u32,
         context_growth: usize,
         qp_ex_size: usize,
+        port_attr_size: usize,
         ops: &'static [&'static str],
     ) -> Pabi {
         Pabi {
             version,
             context_growth,
             qp_ex_size,
+            port_attr_size,
             ops,
             to_v34: OnceLock::new(),
         }
@@ -108,17 +113,43 @@ impl Pabi {
     }
 }
 
+/// rdma-core 44's `ibv_port_attr`, before 50's `active_speed_ex`.
+const PORT_ATTR_44: usize = std::mem::offset_of!(crate::abi::ibv_port_attr, active_speed_ex);
+/// rdma-core 50's and later.
+const PORT_ATTR_50: usize = size_of::<crate::abi::ibv_port_attr>();
+
 /// rdma-core 34 to 44: the host's own layout.
-pub static V34: Pabi = Pabi::new(34, 0, v34::QP_EX_SIZE, v34::verbs_context_ops::NAMES);
-/// rdma-core 45 to 56: 34's, with 45's longer `ibv_qp_ex` (`wr_flush`).
+pub static V34: Pabi = Pabi::new(
+    34,
+    0,
+    v34::QP_EX_SIZE,
+    PORT_ATTR_44,
+    v34::verbs_context_ops::NAMES,
+);
+/// rdma-core 45 to 49: 34's, with 45's longer `ibv_qp_ex` (`wr_flush`).
 /// Same version and file suffix: `providers/plugin/release` picks this row
-/// for a v34 plugin it finds installed by one of these releases.
-pub static V34_45: Pabi = Pabi::new(34, 0, v34::QP_EX_SIZE_45, v34::verbs_context_ops::NAMES);
+/// (or the next) for a v34 plugin it finds installed by one of these releases.
+pub static V34_45: Pabi = Pabi::new(
+    34,
+    0,
+    v34::QP_EX_SIZE_45,
+    PORT_ATTR_44,
+    v34::verbs_context_ops::NAMES,
+);
+/// rdma-core 50 to 56: 45's, with 50's longer `ibv_port_attr`.
+pub static V34_50: Pabi = Pabi::new(
+    34,
+    0,
+    v34::QP_EX_SIZE_45,
+    PORT_ATTR_50,
+    v34::verbs_context_ops::NAMES,
+);
 /// rdma-core 65: 64's `verbs_context` and `ibv_qp_ex`, 17 more op slots.
 pub static V65: Pabi = Pabi::new(
     65,
     v34::GROWTH,
     size_of::<crate::abi::ibv_qp_ex>(),
+    PORT_ATTR_50,
     v65::verbs_context_ops::NAMES,
 );
 /// Every version hosted, newest first: the order the loader tries them in.

@@ -287,7 +287,27 @@ cmd_api!(ibv_cmd_modify_qp => qp::modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_a
 cmd_api!(ibv_cmd_query_qp => qp::query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr; cmd));
 cmd_api!(ibv_cmd_modify_srq => srq::modify_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr, attr_mask: c_int; cmd));
 cmd_api!(ibv_cmd_query_srq => srq::query_srq(srq: *mut ibv_srq, attr: *mut ibv_srq_attr; cmd));
-cmd_api!(ibv_cmd_query_port => device::query_port(context: *mut ibv_context, port_num: u8, port_attr: *mut ibv_port_attr; cmd));
+
+/// `port_attr` holds the `ibv_port_attr` of the plugin's release (a 44
+/// plugin's ends before `active_speed_ex`, and mlx5's passes one of its own).
+#[unsafe(no_mangle)]
+#[entry(errno)]
+pub unsafe extern "C" fn ibv_cmd_query_port(
+    context: *mut ibv_context,
+    port_num: u8,
+    port_attr: *mut ibv_port_attr,
+    cmd: *mut c_void,
+    cmd_size: usize,
+) -> c_int {
+    if port_attr.is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let len = pabi_of_ctx(context).port_attr_size;
+    // SAFETY: the plugin's struct of its release's size, per driver.h.
+    let out = unsafe { std::slice::from_raw_parts_mut(port_attr.cast(), len) };
+    // SAFETY: the plugin's command buffer.
+    unsafe { device::query_port(context, port_num, out, Bufs::cmd(cmd, cmd_size)) }
+}
 cmd_api!(ibv_cmd_attach_mcast => mcast::attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16));
 cmd_api!(ibv_cmd_detach_mcast => mcast::detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16));
 

@@ -13,6 +13,7 @@ use crate::providers::plugin::context::{set_async_fd, with_context, with_uverbs}
 use crate::providers::plugin::frame::Frame;
 use crate::uverbs::ids::*;
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 
 /// `vctx` is a key into the hosted contexts (NULL or not ours is EINVAL).
 pub(crate) fn get_context(vctx: *mut VerbsContext44, mut b: Bufs) -> Result<()> {
@@ -112,13 +113,27 @@ unsafe fn query_device_into(
     Ok(())
 }
 
+/// `out` is the caller's `ibv_port_attr` as its release has it: 44's ends
+/// before `active_speed_ex` (rdma-core 50), so only that much is written.
 pub(crate) fn query_port(
     ctx: *mut ibv_context,
     port: u8,
-    a: &mut ibv_port_attr,
+    out: &mut [MaybeUninit<u8>],
     _: Bufs,
 ) -> Result<()> {
-    with_context(ctx, |c| generic::port::query_port(c, port, a))
+    // SAFETY: plain C data; all-zero is valid.
+    let mut full: ibv_port_attr = unsafe { std::mem::zeroed() };
+    with_context(ctx, |c| generic::port::query_port(c, port, &mut full))?;
+    // SAFETY: `full` is a plain struct of size_of bytes, all written (zeroed first).
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            (&raw const full).cast::<MaybeUninit<u8>>(),
+            size_of::<ibv_port_attr>(),
+        )
+    };
+    let n = out.len().min(bytes.len());
+    out[..n].copy_from_slice(&bytes[..n]);
+    Ok(())
 }
 
 pub(crate) unsafe fn query_context(
