@@ -469,32 +469,6 @@ fn pabi_of_ctx(ctx: *mut ibv_context) -> &'static crate::driver_abi::Pabi {
     crate::providers::plugin::registry::pabi_of(ops)
 }
 
-/// `ibv_cmd_open_qp` on a `verbs_qp` of `pabi`'s layout: one longer than
-/// 44's must hold its own `comp_mask` and `xrcd`.
-///
-/// # Safety
-/// As [`on_qp`]; the rest per driver.h.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn open_qp_of(
-    pabi: &crate::driver_abi::Pabi,
-    ctx: *mut ibv_context,
-    qp: *mut c_void,
-    vqp_sz: c_int,
-    attr: *mut ibv_qp_open_attr,
-    bufs: Bufs,
-) -> crate::entry::Result<()> {
-    if pabi.moves_qp_mask() && vqp_sz < (pabi.qp_ex_size + 16) as c_int {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: per the contract.
-    unsafe {
-        on_qp(qp, pabi, |q| {
-            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr)?);
-            xrc::open_qp(ctx, q, vqp_sz, a, bufs)
-        })
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
 #[entry(errno)]
@@ -550,10 +524,18 @@ pub unsafe extern "C" fn ibv_cmd_open_qp(
     resp: *mut c_void,
     resp_size: usize,
 ) -> c_int {
+    // A `verbs_qp` longer than 44's must hold its own `comp_mask` and `xrcd`.
+    let pabi = pabi_of_ctx(ctx);
+    if pabi.moves_qp_mask() && vqp_sz < (pabi.qp_ex_size + 16) as c_int {
+        return Err(Errno::EINVAL);
+    }
     // SAFETY: as above.
     unsafe {
-        let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-        open_qp_of(pabi_of_ctx(ctx), ctx, qp, vqp_sz, attr, b)
+        on_qp(qp, pabi, |q| {
+            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr)?);
+            let b = Bufs::new(cmd, cmd_size, resp, resp_size);
+            xrc::open_qp(ctx, q, vqp_sz, a, b)
+        })
     }
 }
 

@@ -16,9 +16,7 @@ use crate::driver_abi::v34::{self, verbs_context as VerbsContext44, verbs_cq, ve
 use crate::driver_abi::v65::{verbs_create_cq_prov_attr, verbs_dmah};
 use crate::entry::Errno;
 use crate::providers::plugin::cmd::comp_cntr::{Entry, Op};
-use crate::providers::plugin::cmd::{
-    Arg, Bufs, comp_cntr, cq, device, dmabuf, dmah, mr, qp, qp_ex,
-};
+use crate::providers::plugin::cmd::{Arg, Bufs, comp_cntr, cq, device, dmabuf, dmah, mr, qp};
 use crate::providers::plugin::context;
 use std::ffi::{c_int, c_void};
 
@@ -132,44 +130,6 @@ pub unsafe extern "C" fn ibv_cmd_create_qp_ex2_65(
             let (q, a) = (Arg::from_c(q)?, Arg::from_c(qp_attr)?);
             qp::create_qp_ex2(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
         })
-    }
-}
-
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_create_qp_ex_65(
-    ctx: *mut ibv_context,
-    qp: *mut c_void,
-    attr_ex: *mut ibv_qp_init_attr_ex,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> c_int {
-    // SAFETY: as above.
-    unsafe {
-        super::driver::on_qp(qp, &V65, |q| {
-            let (q, a) = (Arg::from_c(q)?, Arg::from_c(attr_ex)?);
-            qp_ex::create_qp_ex(ctx, q, a, Bufs::new(cmd, cmd_size, resp, resp_size))
-        })
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-#[entry(errno)]
-pub unsafe extern "C" fn ibv_cmd_open_qp_65(
-    ctx: *mut ibv_context,
-    qp: *mut c_void,
-    vqp_sz: c_int,
-    attr: *mut ibv_qp_open_attr,
-    cmd: *mut c_void,
-    cmd_size: usize,
-    resp: *mut c_void,
-    resp_size: usize,
-) -> c_int {
-    // SAFETY: as above.
-    unsafe {
-        let b = Bufs::new(cmd, cmd_size, resp, resp_size);
-        super::driver::open_qp_of(&V65, ctx, qp, vqp_sz, attr, b)
     }
 }
 
