@@ -202,11 +202,16 @@ single() {
 }
 
 # pair SUITE NAME WAIT 'SERVER CMD' 'CLIENT CMD' (@PORT@ replaced by a fresh
-# port). WAIT: tcp = a TCP listener on the port; cm = an RDMA-CM listener on
-# it; cm:PORT = on PORT; comm:NAME = any cm_id of process NAME. CHECK=FN:
-# FN DIR must also succeed (it checks the outputs; prints why not).
+# port). WAIT: tcp = a TCP listener on the port; udp = a UDP socket bound to
+# it; cm = an RDMA-CM listener on it; cm:PORT = on PORT; comm:NAME = any
+# cm_id of process NAME. CHECK=FN: FN DIR must also succeed (it checks the
+# outputs; prints why not). UP=1: a server that serves until killed; it must
+# still run when the client has finished, then SIGINT (to timeout, which
+# passes it on; bash would log a SIGTERM death) ends it: status 130.
 pair() {
   local suite=$1 name=$2 wait=$3 scmd=$4 ccmd=$5 lib d t0 p spid i detail rs rc NOTE="" SAME_OUT=1
+  local tpid alive ws=0 wswhy=""
+  [ "${UP:-0}" = 1 ] && ws=130 wswhy=" on SIGINT, not 130"
   want "$name" || return 0
   for lib in $LIBS; do
     d=$OUT/$suite/$lib/$name; mkdir -p "$d"; t0=$(now)
@@ -216,6 +221,7 @@ pair() {
     for i in $(seq 1 400); do
       case $wait in
         tcp) ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break ;;
+        udp) ss -Hlun "sport = :$p" 2>/dev/null | grep -q . && break ;;
         cm) rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$p " && break ;;
         cm:*) rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":${wait#cm:} " && break ;;
         comm:*) rdma resource show cm_id 2>/dev/null | grep -q "comm ${wait#comm:}" && break ;;
@@ -224,15 +230,69 @@ pair() {
       sleep 0.1
     done
     run "$suite" "$lib" "$d" client ${ccmd//@PORT@/$p}
-    for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
-    kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    if [ "${UP:-0}" = 1 ]; then
+      # timeout, run's child, and the server, its child
+      tpid=$(pgrep -P $spid 2>/dev/null | head -1) alive=0
+      [ -n "$tpid" ] && pgrep -P "$tpid" >/dev/null 2>&1 && alive=1
+      [ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
+    else
+      for i in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+      kill $spid 2>/dev/null
+    fi
+    wait $spid 2>/dev/null
     rs=$(cat "$d/server.rc"); rc=$(cat "$d/client.rc"); detail=""
     if [ "$rc" != 0 ]; then detail="client exit $rc: $(why "$d/client.err")"
-    elif [ "$rs" != 0 ]; then detail="server exit $rs: $(why "$d/server.err")"
+    elif [ "${UP:-0}" = 1 ] && [ "$alive" != 1 ]; then detail="server ended (exit $rs) before the client did: $(why "$d/server.err")"
+    elif [ "$rs" != "$ws" ]; then detail="server exit $rs$wswhy: $(why "$d/server.err")"
     elif ! detail=$(proof "$suite" "$lib" "$d" server) || ! detail=$(proof "$suite" "$lib" "$d" client); then :
     elif [ -n "${CHECK:-}" ] && ! detail=$($CHECK "$d"); then detail=${detail:-check $CHECK failed}
     else detail=""; fi
     judge "$suite" "$lib" "$name" "$t0" "server $rs client $rc" "$(echo "$detail" | head -1)"
+  done
+}
+
+# rcopy_data DIR: the file rcopy's server wrote (it names it: "opening:
+# PATH, ") holds byte for byte the client's source, /tmp/rcopy.src.
+rcopy_data() {
+  local root=$ROOTS/$(basename "$(dirname "$(dirname "$1")")") dst
+  dst=$(grep -o 'opening: [^,]*,' "$1/server.out" | head -1 | sed 's/^opening: //; s/,$//')
+  [ -n "$dst" ] || { echo "the server named no file it opened"; return 1; }
+  local out; out=$(cmp "$root/tmp/rcopy.src" "$root$dst" 2>&1) && return 0
+  echo "${out//$root/}"; return 1
+}
+
+# udpong_echo DIR (-C 100 -S 1000 -T e): the client prints its row only
+# after the last echo came back: 200 transfers (there and back) of 1000 bytes.
+udpong_echo() {
+  awk '$1 == "custom" && $2 == "1000" && $3 == "200" { ok = 1 } END { exit !ok }' "$1/client.out" ||
+    { echo "no row 'custom 1000 200' in the client's output"; return 1; }
+}
+
+# cmtime_tables DIR (-c 10): client and server each print two tables,
+# "qp_conn 10" (with QPs) then "cm_conn 10" (without), each with its threads
+# line, the header and the 17 steps in order, six counts each (times, not
+# judged).
+cmtime_tables() {
+  local f
+  for f in client server; do
+    awk -v who=$f -v want=10 '
+      BEGIN { n = split("full connect,create id,bind addr,resolve addr,resolve route," \
+                        "create qp,init qp attr,init qp,rtr qp attr,rtr qp,rts qp attr," \
+                        "rts qp,cm connect,establish,disconnect,destroy id,destroy qp", step, ",") }
+      /^(qp_conn|cm_conn) +[0-9]+$/ { t++; kind[t] = $1; cnt[t] = $2; next }
+      t && /^threads +[0-9]+$/ { thr[t] = 1; next }
+      t && /^step / { hdr[t] = 1; next }
+      t && hdr[t] && rows[t] < n && index($0, step[rows[t] + 1]) == 1 {
+        rest = substr($0, length(step[rows[t] + 1]) + 1)
+        if (rest ~ /^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +-?[0-9]+ +[0-9]+$/) rows[t]++
+      }
+      END {
+        if (t != 2 || kind[1] != "qp_conn" || kind[2] != "cm_conn") {
+          print who ": " t + 0 " tables (" kind[1] " " kind[2] "), not qp_conn and cm_conn"; exit 1 }
+        for (i = 1; i <= 2; i++)
+          if (cnt[i] != want || !thr[i] || !hdr[i] || rows[i] != n) {
+            print who ": " kind[i] " " cnt[i] ": " rows[i] + 0 " of the " n " step rows"; exit 1 }
+      }' "$1/$f.out" || return 1
   done
 }
 
@@ -397,6 +457,23 @@ cases() {
   pair "$s" rstream cm "rstream -b $SRV -p @PORT@ -S 4096 -C 20 -T v" "rstream -s $SRV -p @PORT@ -S 4096 -C 20 -T v"
   pair "$s" riostream cm "riostream -b $SRV -p @PORT@ -S 4096 -C 20 -T v" "riostream -s $SRV -p @PORT@ -S 4096 -C 20 -T v"
   pair "$s" mckey comm:mckey "mckey -m 239.1.1.1 -b $SRV -C 5" "mckey -m 239.1.1.1 -s -b $SRV -C 5"
+  # servers that serve until killed (UP=1): rcopy copies 384 KiB + 3 bytes
+  # of random data, udpong echoes 100 datagrams. udpong's rsocket datagrams
+  # give each QP an AH to itself with a LID and no GRH, which a RoCE port
+  # refuses (ibv_create_ah EINVAL, rconnect fails): own fails on rxe, ours
+  # must fail alike
+  want rcopy && head -c 393219 /dev/urandom >"$ROOTS/$s/tmp/rcopy.src"
+  UP=1 CHECK=rcopy_data pair "$s" rcopy cm "rcopy -p @PORT@" "rcopy /tmp/rcopy.src $SRV:/tmp/rcopy.@PORT@ -p @PORT@"
+  OWN_MAY_FAIL=1 UP=1 CHECK=udpong_echo pair "$s" udpong udp "udpong -b $SRV -p @PORT@" "udpong -s $SRV -p @PORT@ -C 100 -S 1000 -T e"
+  # cmtime, 10 connections: 56's client names the server (-s); 65's peers
+  # meet at a controller (-C, the first to bind it), its server is -L. The
+  # test without QPs gives each side QP numbers from -q (default 1000): on
+  # one host the same ones would be a stale connection to the CM, rejected
+  if grep -qa controller_address "$ROOTS/$s/usr/bin/cmtime"; then
+    CHECK=cmtime_tables pair "$s" cmtime tcp "cmtime -L -b $SRV -C $SRV -p @PORT@ -c 10" "cmtime -b $SRV -C $SRV -p @PORT@ -c 10 -q 2000"
+  else
+    CHECK=cmtime_tables pair "$s" cmtime tcp "cmtime -b $SRV -p @PORT@ -c 10" "cmtime -s $SRV -p @PORT@ -c 10 -q 2000"
+  fi
   stage "$s" rdmacm-utils
   # --- the project's C tests, built against the release's headers
   ctests "$s"
