@@ -500,7 +500,10 @@ static struct ibv_mr *import_mr(struct ibv_pd *pd, uint32_t handle)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->mr = (struct ibv_mr){ .context = pd->context, .pd = pd, .addr = (void *)0x10000,
+	/* FAKE65_IMPORT_ADDR: the exporter's address, as the caller sets it. */
+	const char *a = getenv("FAKE65_IMPORT_ADDR");
+	f->mr = (struct ibv_mr){ .context = pd->context, .pd = pd,
+				 .addr = a ? (void *)strtoul(a, NULL, 0) : (void *)0x10000,
 				 .length = 4096, .handle = handle, .lkey = 0x100 + handle,
 				 .rkey = 0x200 + handle };
 	f->mr_type = FAKE_IMPORTED_MR;

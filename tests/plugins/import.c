@@ -7,13 +7,18 @@
  * destroy, as in rdma-core. Imported objects left at ibv_close_device must
  * be unimported there, never destroyed, users first. With
  * FAKE65_NO_IMPORT the plugin has no import ops: EOPNOTSUPP, as rdma-core
- * answers. One line per call; discovery.sh compares the whole output. */
+ * answers. `import fork`: with ibv_fork_init's tracking, deregistering an
+ * imported MR whose address is a range of ours registered too must leave
+ * that range kept from fork (rdma-core only gives plain MRs' ranges back).
+ * One line per call; discovery.sh compares the whole output. */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static const char *res(const void *p)
 {
@@ -25,7 +30,58 @@ static const char *is(int c)
 	return c ? "yes" : "NO";
 }
 
-int main(void)
+/* Whether the mapping that starts at `p` is kept from fork (VmFlags dc). */
+static const char *kept(void *p)
+{
+	char line[512], start[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	int in = 0;
+	const char *r = "no mapping";
+
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)p);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, start, strlen(start));
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			r = strstr(line, " dc") ? "yes" : "no";
+	}
+	if (f)
+		fclose(f);
+	return r;
+}
+
+static int fork_case(struct ibv_context *ctx)
+{
+	if (ibv_fork_init() || ibv_is_fork_initialized() != IBV_FORK_ENABLED) {
+		printf("fork: not tracked on this kernel\n");
+		return 0;
+	}
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr = pd && p != MAP_FAILED ?
+		ibv_reg_mr(pd, p, 4096, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	printf("reg_mr: %s, kept from fork %s\n", res(mr), mr ? kept(p) : "-");
+	if (!mr)
+		return 1;
+	char a[32];
+	snprintf(a, sizeof(a), "%#lx", (unsigned long)p);
+	setenv("FAKE65_IMPORT_ADDR", a, 1);
+	struct ibv_mr *imr = ibv_import_mr(pd, 24);
+	printf("import_mr at its address: %s\n", imr && imr->addr == p ? "ok" : strerror(errno));
+	/* Each dereg before its look at the range (argument order is not). */
+	int r;
+	if (imr) {
+		r = ibv_dereg_mr(imr);
+		printf("dereg_mr of the imported MR: %d, range kept from fork %s\n", r, kept(p));
+	}
+	r = ibv_dereg_mr(mr);
+	printf("dereg_mr: %d, range kept from fork %s\n", r, kept(p));
+	printf("dealloc_pd: %d\n", ibv_dealloc_pd(pd));
+	printf("close: %d\n", ibv_close_device(ctx));
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
@@ -41,6 +97,9 @@ int main(void)
 		printf("open fake65_0: %s\n", strerror(errno));
 		return 1;
 	}
+
+	if (argc > 1 && !strcmp(argv[1], "fork"))
+		return fork_case(ctx);
 
 	/* PDs: the plugin fills the imported one. */
 	struct ibv_pd *pd = ibv_import_pd(ctx, 11);
