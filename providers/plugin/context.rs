@@ -4,6 +4,7 @@
 //! verbs reach the plugin's op table.
 #![allow(unsafe_code)]
 
+use super::addrs::Addrs;
 use crate::abi::*;
 use crate::context::Context;
 use crate::device::Device;
@@ -63,7 +64,10 @@ pub(crate) struct Priv {
     bufs: Mutex<Vec<(usize, usize)>>,
     /// The parent domains not deallocated yet (PDs over a PD): the close
     /// frees them before the other PDs.
-    parents: Mutex<Vec<usize>>,
+    pub parents: Addrs,
+    /// The PDs, MRs and DMs the plugin imported and still has: the close
+    /// unimports them.
+    pub imported: Addrs,
 }
 
 impl Drop for Priv {
@@ -107,7 +111,8 @@ impl Priv {
             (&raw mut (*p).live).write(AtomicUsize::new(0));
             (&raw mut (*p).ops65).write(RwLock::new(None));
             (&raw mut (*p).bufs).write(Mutex::new(Vec::new()));
-            (&raw mut (*p).parents).write(Mutex::new(Vec::new()));
+            (&raw mut (*p).parents).write(Addrs::default());
+            (&raw mut (*p).imported).write(Addrs::default());
             a.assume_init()
         }
     }
@@ -201,21 +206,6 @@ impl Priv {
     pub(crate) fn take_bufs(&self) -> Vec<usize> {
         let mut g = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
         g.drain(..).map(|(_, b)| b).collect()
-    }
-    /// Records a parent domain (already counted as an object).
-    pub(crate) fn add_parent(&self, pd: usize) {
-        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
-        g.push(pd);
-    }
-    /// Forgets a PD deallocated: a parent domain goes out of the list.
-    pub(crate) fn forget_parent(&self, pd: usize) {
-        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
-        g.retain(|&p| p != pd);
-    }
-    /// Every parent domain left, out of the list.
-    pub(crate) fn take_parents(&self) -> Vec<usize> {
-        let mut g = self.parents.lock().unwrap_or_else(|p| p.into_inner());
-        std::mem::take(&mut *g)
     }
     /// Whether objects may be left (never false while one is).
     pub(crate) fn objects_left(&self) -> bool {

@@ -6,6 +6,7 @@
 //! later version's plugin is converted by its `Pabi` row, not a second host.
 #![allow(unsafe_code)]
 
+pub(crate) mod addrs;
 pub(crate) mod call;
 pub(crate) mod cmd;
 pub(crate) mod context;

@@ -34,17 +34,26 @@ fn rank(k: Kind, parent: bool) -> Option<u8> {
     })
 }
 
+/// The addresses of a context's objects that close treats apart.
+pub(crate) struct Special<'a> {
+    /// Parent domains: freed before the other PDs.
+    pub parents: &'a [usize],
+    /// Imported PDs, MRs and DMs: unimported, as rdma-core's
+    /// ibv_unimport_* would, never destroyed (that would destroy the
+    /// kernel object the exporting process still uses).
+    pub imported: &'a [usize],
+}
+
 /// Takes every object of `ctx` back from C and has the plugin destroy its
 /// own, users first (`ops65`: a 65 plugin's whole table, for the kinds 34's
-/// has no slot for; `parents`: the addresses of its parent domains, freed
-/// before the other PDs), running `before_pds` once before the first PD
-/// goes (the context's buffers, made on PDs); the records go when this
-/// returns.
+/// has no slot for; `special`: its parent domains and imported objects),
+/// running `before_pds` once before the first PD goes (the context's
+/// buffers, made on PDs); the records go when this returns.
 pub(crate) fn destroy_all(
     ctx: &Arc<Context>,
     ops: &verbs_context_ops,
     ops65: Option<&verbs_context_ops65>,
-    parents: &[usize],
+    special: Special<'_>,
     before_pds: impl FnOnce(),
 ) {
     let entries = object::take_owned_by(ctx);
@@ -53,7 +62,7 @@ pub(crate) fn destroy_all(
         .filter_map(|o| {
             let p = o.addr().as_ptr();
             Some((
-                rank(o.kind(), parents.contains(&(p as usize)))?,
+                rank(o.kind(), special.parents.contains(&(p as usize)))?,
                 o.kind(),
                 p,
             ))
@@ -66,6 +75,19 @@ pub(crate) fn destroy_all(
             && let Some(f) = before_pds.take()
         {
             f();
+        }
+        if special.imported.contains(&(p as usize)) {
+            // SAFETY: as below; the plugin's unimport for its kind (none:
+            // left alone, as rdma-core's default unimport does).
+            unsafe {
+                match kind {
+                    Kind::Pd => ops.unimport_pd.map(|f| f(p.cast::<ibv_pd>())),
+                    Kind::Mr => ops.unimport_mr.map(|f| f(p.cast::<ibv_mr>())),
+                    Kind::Dm => ops.unimport_dm.map(|f| f(p.cast::<ibv_dm>())),
+                    _ => None,
+                };
+            }
+            continue;
         }
         // SAFETY: live objects of this plugin's context, out of the registry
         // (no new verb finds them), each destroyed once with the

@@ -95,6 +95,38 @@ impl PluginOps {
         Ok(())
     }
 
+    /// [`PluginOps::destroy`] of a PD, MR or DM, which may be imported:
+    /// rdma-core destroys an imported one with the plugin's plain destroy
+    /// too; then it is no longer imported.
+    fn destroy_importable(&self, o: &Obj, f: impl FnOnce(*mut c_void) -> c_int) -> Result<()> {
+        self.destroy(o, f)?;
+        self.p.imported.forget(o.addr().as_ptr() as usize);
+        Ok(())
+    }
+
+    /// A plugin's imported object: [`PluginOps::made`], listed as imported
+    /// (close unimports it).
+    fn imported<T>(&self, p: *mut T) -> Result<New> {
+        let new = self.made(p)?;
+        self.p.imported.add(p as usize);
+        Ok(new)
+    }
+
+    /// Unimports `o` with the plugin's op (`f`: None where it has none).
+    /// Only an object the plugin imported reaches it: for any other the
+    /// verb does nothing, as rdma-core's does for a provider without the op.
+    fn unimport<F>(&self, o: &Obj, f: Option<F>, run: impl FnOnce(F, *mut c_void)) -> Result<()> {
+        let a = o.addr().as_ptr();
+        let f = f.ok_or(NO)?;
+        if !self.p.imported.has(a as usize) {
+            return Err(NO);
+        }
+        call::on(&o.ctx, || run(f, a));
+        self.p.imported.forget(a as usize);
+        self.p.uncount_object();
+        Ok(())
+    }
+
     /// Frees a buffer of the plugin's alloc_buf (out of our list), with its
     /// free_buf, or as rdma-core's default does when it has none.
     fn free_plugin_buf(&self, ctx: &Context, b: usize) {
@@ -182,8 +214,8 @@ impl ContextOps for PluginOps {
     fn dealloc_pd(&self, pd: &Obj) -> Result<()> {
         let f = self.op(|o| o.dealloc_pd)?;
         // SAFETY: a live PD of this plugin.
-        self.destroy(pd, |p| unsafe { f(p.cast()) })?;
-        self.p.forget_parent(pd.addr().as_ptr() as usize);
+        self.destroy_importable(pd, |p| unsafe { f(p.cast()) })?;
+        self.p.parents.forget(pd.addr().as_ptr() as usize);
         Ok(())
     }
     fn reg_mr(&self, pd: &Obj, addr: usize, len: usize, iova: u64, access: u32) -> Result<New> {
@@ -256,7 +288,7 @@ impl ContextOps for PluginOps {
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         let f = self.op(|o| o.dereg_mr)?;
         // SAFETY: a live MR of this plugin (a verbs_mr at its head).
-        self.destroy(mr, |p| unsafe { f(p.cast::<verbs_mr>()) })
+        self.destroy_importable(mr, |p| unsafe { f(p.cast::<verbs_mr>()) })
     }
 
     // cq_context is only stored, never dereferenced.
@@ -469,6 +501,45 @@ impl ContextOps for PluginOps {
         self.destroy(ah, |p| unsafe { f(p.cast()) })
     }
 
+    fn import_pd(&self, ctx: &Arc<Context>, handle: u32) -> Result<New> {
+        let f = self.op(|o| o.import_pd)?;
+        let c = ctx.c_ptr();
+        // SAFETY: the plugin's op on its own context (it fills the PD).
+        let pd = call::on(ctx, || unsafe { f(c, handle) });
+        self.imported(pd)
+    }
+    fn import_mr(&self, pd: &Obj, handle: u32) -> Result<New> {
+        let f = self.op(|o| o.import_mr)?;
+        // SAFETY: the plugin's op on its live PD (it fills the MR).
+        let mr = call::on(&pd.ctx, || unsafe { f(pd.c::<ibv_pd>(), handle) });
+        self.imported(mr)
+    }
+    fn import_dm(&self, ctx: &Arc<Context>, handle: u32) -> Result<New> {
+        let f = self.op(|o| o.import_dm)?;
+        let c = ctx.c_ptr();
+        // SAFETY: the plugin's op on its own context (it fills the DM).
+        let dm = call::on(ctx, || unsafe { f(c, handle) });
+        self.imported(dm)
+    }
+    fn unimport_pd(&self, pd: &Obj) -> Result<()> {
+        // SAFETY: a live PD the plugin imported.
+        self.unimport(pd, self.slot(|o| o.unimport_pd), |f, p| unsafe {
+            f(p.cast())
+        })
+    }
+    fn unimport_mr(&self, mr: &Obj) -> Result<()> {
+        // SAFETY: a live MR the plugin imported.
+        self.unimport(mr, self.slot(|o| o.unimport_mr), |f, p| unsafe {
+            f(p.cast())
+        })
+    }
+    fn unimport_dm(&self, dm: &Obj) -> Result<()> {
+        // SAFETY: a live DM the plugin imported.
+        self.unimport(dm, self.slot(|o| o.unimport_dm), |f, p| unsafe {
+            f(p.cast())
+        })
+    }
+
     fn query_port_speed(&self, ctx: &Context, port: u32) -> Result<u64> {
         let f = self.op65(|o| o.query_port_speed)?;
         let mut speed = 0u64;
@@ -493,7 +564,7 @@ impl ContextOps for PluginOps {
     fn free_dm(&self, dm: &Obj) -> Result<()> {
         let f = self.op(|o| o.free_dm)?;
         // SAFETY: a live DM of this plugin.
-        self.destroy(dm, |p| unsafe { f(p.cast()) })
+        self.destroy_importable(dm, |p| unsafe { f(p.cast()) })
     }
     /// A 65 plugin's own buffer: its `struct ibv_buf` is read once, as
     /// rdma-core's core reads it (address, size, PD, dma-buf fd). The handle
@@ -677,8 +748,18 @@ impl ContextOps for PluginOps {
             && let Ok(ctx) = super::context::context_of(c)
         {
             let ops65 = self.p.op65(|o| Some(*o));
-            let parents = self.p.take_parents();
-            objects::destroy_all(&ctx, self.p.ops(), ops65.as_ref(), &parents, free_bufs);
+            let parents = self.p.parents.take();
+            let imported = self.p.imported.take();
+            objects::destroy_all(
+                &ctx,
+                self.p.ops(),
+                ops65.as_ref(),
+                objects::Special {
+                    parents: &parents,
+                    imported: &imported,
+                },
+                free_bufs,
+            );
         }
         free_bufs();
         match self.slot(|o| o.free_context) {

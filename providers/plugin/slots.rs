@@ -113,6 +113,6 @@ pub(crate) unsafe extern "C" fn alloc_parent_domain(
     let ppd = call::on(&ctx, || unsafe { f(context, attr) });
     let ppd = adopt(&ctx, ppd)?;
     // Close frees it before the PDs (it uses one).
-    p.add_parent(ppd as usize);
+    p.parents.add(ppd as usize);
     Ok(ppd)
 }

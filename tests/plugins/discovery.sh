@@ -10,7 +10,8 @@
 # same plugin (devlist.c), and ibv_devices must print the same; with
 # IBV_PROVIDERS=plugin too, and with IBV_PROVIDERS=builtin ours lists rxe only.
 # Then a test-only 65 plugin (fake65.c) on a fake device of its own: rdma-core
-# 65's public verbs must reach its ops (ops65.c, ops65.expected).
+# 65's public verbs must reach its ops (ops65.c, ops65.expected), and its
+# import ops ibv_import_* and ibv_unimport_* (import.c, import.expected).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -131,6 +132,66 @@ if diff -u tests/plugins/ops65-no-ops.expected <(echo "$got") >"$work/diff"; the
 	echo "  ok    without 65's ops: rdma-core's defaults and EOPNOTSUPP ($(grep -c '^plugin:' <<<"$got") calls of 34's ops)"
 else
 	echo "  FAIL  without 65's ops:"
+	sed 's/^/        /' "$work/diff"
+	fail=1
+fi
+# Imported PDs, MRs and DMs (import.c): the plugin's import ops make them,
+# its unimport ops end them, also at ibv_close_device, where an imported
+# object must never be destroyed (the kernel object is the exporter's too).
+# Without the ops (FAKE65_NO_IMPORT, as rxe): EOPNOTSUPP.
+echo "plugin-test: import and unimport of PDs, MRs and DMs through a plugin's ops"
+gcc -O1 -Wall -Iinclude -o "$work/import" tests/plugins/import.c -L"$LIB" -libverbs || exit 1
+runimport() { # MODE [VAR=VALUE...]
+	local mode=$1
+	shift
+	env LD_LIBRARY_PATH=$LIB SYSFS_PATH=$work/sys65 RDMAV_DRIVERS=fake65 \
+		IBV_CONFIG_DIR=$p65 IBV_PROVIDER_DIR=$p65 "$@" "$work/import" $mode 2>"$work/import.err"
+}
+got=$(runimport "")
+if grep -qx "library: $LIB/libibverbs.so.1" "$work/import.err"; then
+	echo "  ok    import runs on $LIB/libibverbs.so.1"
+else
+	echo "  FAIL  import's library: $(cat "$work/import.err")"
+	fail=1
+fi
+if diff -u tests/plugins/import.expected <(echo "$got") >"$work/diff"; then
+	echo "  ok    imports reach the plugin, close unimports what is left ($(grep -c '^plugin:' <<<"$got") calls)"
+else
+	echo "  FAIL  imports through the plugin's ops"
+	sed 's/^/        /' "$work/diff"
+	fail=1
+fi
+got=$(runimport "" FAKE65_NO_IMPORT=1)
+if diff -u tests/plugins/import-no-ops.expected <(echo "$got") >"$work/diff"; then
+	echo "  ok    without import ops: EOPNOTSUPP, nothing reaches the plugin ($(grep -c '^plugin:' <<<"$got") calls of other ops)"
+else
+	echo "  FAIL  without import ops:"
+	sed 's/^/        /' "$work/diff"
+	fail=1
+fi
+# With ibv_fork_init's tracking (a kernel that does not copy pinned pages
+# at fork, or no RDMA netlink): an imported MR at the address of an MR of
+# ours is no range of ours, its dereg must leave the range kept from fork.
+got=$(runimport fork)
+want="plugin: alloc_pd
+plugin: reg_mr length 4096 access 0x1 iova = addr
+reg_mr: ok, kept from fork yes
+plugin: import_mr pd 0 handle 24
+import_mr at its address: ok
+plugin: dereg_mr of imported 24
+dereg_mr of the imported MR: 0, range kept from fork yes
+plugin: dereg_mr
+dereg_mr: 0, range kept from fork no
+plugin: dealloc_pd
+dealloc_pd: 0
+plugin: free_context
+close: 0"
+if [ "$got" = "fork: not tracked on this kernel" ]; then
+	echo "  ok    fork tracking off on this kernel: nothing to check"
+elif diff -u <(echo "$want") <(echo "$got") >"$work/diff"; then
+	echo "  ok    dereg of an imported MR leaves a range of ours kept from fork"
+else
+	echo "  FAIL  dereg of an imported MR and fork:"
 	sed 's/^/        /' "$work/diff"
 	fail=1
 fi

@@ -3,7 +3,8 @@
  * (modalias fake65:*, a fake sysfs tree of discovery.sh), opens a context
  * without the kernel (no GET_CONTEXT) and sets 65's new op slots (port
  * speed, completion counters, DMA handles, buffers, reg_mr_ex, DM export),
- * and the older ones that make the objects they act on (PD, QP, DM, MR).
+ * and the older ones that make the objects they act on (PD, QP, DM, MR),
+ * and import and unimport of PDs, MRs and DMs (handle 0 is unknown).
  * Each op prints its call, so ops65.c's output shows which verbs reached
  * the plugin. The entry points are taken with dlvsym at their
  * IBVERBS_PRIVATE_65 versions, as a plugin built against rdma-core 65 binds
@@ -165,8 +166,9 @@ static int dealloc_dmah(struct ibv_dmah *d)
 }
 
 /* A PD, or a parent domain over one: as mlx5's, the PD under a parent
- * domain is busy until the parent domain goes. */
-struct fake_pd { struct ibv_pd pd; struct fake_pd *under; int parents; };
+ * domain is busy until the parent domain goes. `mrs`: the imported MRs
+ * on an imported PD. */
+struct fake_pd { struct ibv_pd pd; struct fake_pd *under; int parents, imported, mrs; };
 
 static struct ibv_pd *alloc_pd(struct ibv_context *c)
 {
@@ -193,6 +195,34 @@ static struct ibv_pd *alloc_parent_domain(struct ibv_context *c,
 	return &f->pd;
 }
 
+static struct ibv_pd *import_pd(struct ibv_context *c, uint32_t handle)
+{
+	struct fake_pd *f;
+
+	SAY("import_pd handle %u", handle);
+	if (!handle) {
+		errno = ENOENT;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->pd.context = c;
+	f->pd.handle = handle;
+	f->imported = 1;
+	return &f->pd;
+}
+
+/* What still uses the PD is named: close must unimport users first. */
+static void unimport_pd(struct ibv_pd *pd)
+{
+	struct fake_pd *f = (struct fake_pd *)pd;
+
+	SAY("unimport_pd %u%s, %d parent domain(s), %d imported MR(s) on it", pd->handle,
+	    f->imported ? "" : " (not imported)", f->parents, f->mrs);
+	free(f);
+}
+
 static int dealloc_pd(struct ibv_pd *pd)
 {
 	struct fake_pd *f = (struct fake_pd *)pd;
@@ -201,7 +231,10 @@ static int dealloc_pd(struct ibv_pd *pd)
 		SAY("dealloc_pd: busy, %d parent domain(s) on it", f->parents);
 		return EBUSY;
 	}
-	SAY("dealloc_pd%s", f->under ? " of a parent domain" : "");
+	if (f->imported)
+		SAY("dealloc_pd of imported %u", pd->handle);
+	else
+		SAY("dealloc_pd%s", f->under ? " of a parent domain" : "");
 	if (f->under)
 		f->under->parents--;
 	free(f);
@@ -262,6 +295,29 @@ static struct ibv_dm *alloc_dm(struct ibv_context *c, struct ibv_alloc_dm_attr *
 	dm->context = c;
 	dm->handle = 7;
 	return dm;
+}
+
+static struct ibv_dm *import_dm(struct ibv_context *c, uint32_t handle)
+{
+	struct ibv_dm *dm;
+
+	SAY("import_dm handle %u", handle);
+	if (!handle) {
+		errno = ENOENT;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return NULL;
+	dm->context = c;
+	dm->handle = handle;
+	return dm;
+}
+
+static void unimport_dm(struct ibv_dm *dm)
+{
+	SAY("unimport_dm %u", dm->handle);
+	free(dm);
 }
 
 static int free_dm(struct ibv_dm *dm)
@@ -360,7 +416,7 @@ static const char *fd_name(int fd)
 
 /* driver.h's struct verbs_mr and its types (a plain MR is 0). */
 struct fake_mr { struct ibv_mr mr; int mr_type; int access; };
-enum { FAKE_NULL_MR = 1, FAKE_DMABUF_MR = 3 };
+enum { FAKE_NULL_MR = 1, FAKE_IMPORTED_MR = 2, FAKE_DMABUF_MR = 3 };
 
 static struct ibv_mr *mr_of(struct ibv_pd *pd)
 {
@@ -431,9 +487,50 @@ static int rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	return 0;
 }
 
+/* As rdma-core's ibv_cmd_query_mr fills an imported MR. */
+static struct ibv_mr *import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	struct fake_mr *f;
+
+	SAY("import_mr pd %u handle %u", pd->handle, handle);
+	if (!handle) {
+		errno = ENOENT;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	/* FAKE65_IMPORT_ADDR: the exporter's address, as the caller sets it. */
+	const char *a = getenv("FAKE65_IMPORT_ADDR");
+	f->mr = (struct ibv_mr){ .context = pd->context, .pd = pd,
+				 .addr = a ? (void *)strtoul(a, NULL, 0) : (void *)0x10000,
+				 .length = 4096, .handle = handle, .lkey = 0x100 + handle,
+				 .rkey = 0x200 + handle };
+	f->mr_type = FAKE_IMPORTED_MR;
+	((struct fake_pd *)pd)->mrs++;
+	return &f->mr;
+}
+
+static void imported_mr_gone(struct ibv_mr *mr)
+{
+	if (((struct fake_mr *)mr)->mr_type == FAKE_IMPORTED_MR)
+		((struct fake_pd *)mr->pd)->mrs--;
+}
+
+static void unimport_mr(struct ibv_mr *mr)
+{
+	SAY("unimport_mr %u", mr->handle);
+	imported_mr_gone(mr);
+	free(mr);
+}
+
 static int dereg_mr(struct ibv_mr *mr)
 {
-	SAY("dereg_mr");
+	if (((struct fake_mr *)mr)->mr_type == FAKE_IMPORTED_MR)
+		SAY("dereg_mr of imported %u", mr->handle);
+	else
+		SAY("dereg_mr");
+	imported_mr_gone(mr);
 	free(mr);
 	return 0;
 }
@@ -452,7 +549,9 @@ static void free_context(struct ibv_context *c)
 	.destroy_qp = destroy_qp, .alloc_dm = alloc_dm, .free_dm = free_dm, \
 	.reg_mr = reg_mr, .dereg_mr = dereg_mr, .free_context = free_context, \
 	.reg_dm_mr = reg_dm_mr, .alloc_null_mr = alloc_null_mr, .reg_dmabuf_mr = reg_dmabuf_mr, \
-	.rereg_mr = rereg_mr, .open_qp = open_qp, .alloc_parent_domain = alloc_parent_domain,
+	.rereg_mr = rereg_mr, .open_qp = open_qp, .alloc_parent_domain = alloc_parent_domain, \
+	.import_pd = import_pd, .import_mr = import_mr, .import_dm = import_dm, \
+	.unimport_pd = unimport_pd, .unimport_mr = unimport_mr, .unimport_dm = unimport_dm,
 
 static const struct ops65 ops = {
 	.query_port_speed = query_port_speed,
@@ -486,8 +585,14 @@ static struct verbs_context *alloc_context(struct ibv_device *dev, int fd, void 
 	f = init_ctx(dev, fd, sizeof(*f), offsetof(struct fake_ctx, vctx), 0);
 	if (!f)
 		return NULL;
-	/* FAKE65_NO_OPS: a plugin without 65's new slots (the negative control). */
-	set_ops(&f->vctx, getenv("FAKE65_NO_OPS") ? &ops34 : &ops);
+	/* FAKE65_NO_OPS: a plugin without 65's new slots (the negative control);
+	 * FAKE65_NO_IMPORT: without import and unimport (as rxe). */
+	static struct ops65 t;
+	t = getenv("FAKE65_NO_OPS") ? ops34 : ops;
+	if (getenv("FAKE65_NO_IMPORT"))
+		t.import_pd = t.import_mr = t.import_dm = t.unimport_pd = t.unimport_mr =
+			t.unimport_dm = NULL;
+	set_ops(&f->vctx, &t);
 	return &f->vctx;
 }
 

@@ -234,9 +234,15 @@ pub(crate) fn reg_dmabuf(
 /// provider's deregistration, then the range may be inherited by fork() again.
 pub(crate) fn dereg(mr: &Obj) -> Result<()> {
     let c = mr.read_c(|c: &ibv_mr| *c);
-    let (mr_type, access) = info(mr).map_or((MrType::Mr, 0), |i| (i.mr_type, i.access));
+    // Another provider's MR (a hosted plugin's) says its type itself: an
+    // imported MR's range was never kept from fork, and is another
+    // process's address.
+    let (plain, access) = match info(mr) {
+        Some(i) => (i.mr_type == MrType::Mr, i.access),
+        None => (mr.ctx.ops.mr_is_plain(mr), 0),
+    };
     mr.ctx.ops.dereg_mr(mr)?;
-    if mr_type == MrType::Mr && !Access::from_bits_retain(access).contains(Access::ON_DEMAND) {
+    if plain && !Access::from_bits_retain(access).contains(Access::ON_DEMAND) {
         let _ = fork::range(c.addr as usize, c.length, Advice::DoFork);
     }
     Ok(())
