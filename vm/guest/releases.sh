@@ -242,8 +242,11 @@ pair() {
     wait $spid 2>/dev/null
     rs=$(cat "$d/server.rc"); rc=$(cat "$d/client.rc"); detail=""
     if [ "$rc" != 0 ]; then detail="client exit $rc: $(why "$d/client.err")"
+      failed_here "$suite" "$lib" "$d" client
     elif [ "${UP:-0}" = 1 ] && [ "$alive" != 1 ]; then detail="server ended (exit $rs) before the client did: $(why "$d/server.err")"
+      failed_here "$suite" "$lib" "$d" server
     elif [ "$rs" != "$ws" ]; then detail="server exit $rs$wswhy: $(why "$d/server.err")"
+      failed_here "$suite" "$lib" "$d" server
     elif ! detail=$(proof "$suite" "$lib" "$d" server) || ! detail=$(proof "$suite" "$lib" "$d" client); then :
     elif [ -n "${CHECK:-}" ] && ! detail=$($CHECK "$d"); then detail=${detail:-check $CHECK failed}
     else detail=""; fi
