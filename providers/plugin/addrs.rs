@@ -4,28 +4,15 @@
 //! shared with the process that exported it).
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A list of object addresses, each at most once.
 #[derive(Default)]
-pub(crate) struct Addrs {
-    list: Mutex<Vec<usize>>,
-    /// The list's length, written under its lock: an empty list (the
-    /// usual case) is seen without taking the lock. An address is added
-    /// before its object reaches C, so a thread given the object sees it.
-    len: AtomicUsize,
-}
+pub(crate) struct Addrs(Mutex<Vec<usize>>);
 
 impl Addrs {
     /// `f` of the list, under its lock.
     fn with<R>(&self, f: impl FnOnce(&mut Vec<usize>) -> R) -> R {
-        let mut g = self.list.lock().unwrap_or_else(|p| p.into_inner());
-        let r = f(&mut g);
-        self.len.store(g.len(), Ordering::Release);
-        r
-    }
-    fn empty(&self) -> bool {
-        self.len.load(Ordering::Acquire) == 0
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
     pub(crate) fn add(&self, a: usize) {
         self.with(|l| {
@@ -36,13 +23,11 @@ impl Addrs {
     }
     /// Whether `a` is listed.
     pub(crate) fn has(&self, a: usize) -> bool {
-        !self.empty() && self.with(|l| l.contains(&a))
+        self.with(|l| l.contains(&a))
     }
     /// Takes `a` out of the list (an object gone).
     pub(crate) fn forget(&self, a: usize) {
-        if !self.empty() {
-            self.with(|l| l.retain(|&x| x != a));
-        }
+        self.with(|l| l.retain(|&x| x != a))
     }
     /// Every address left, out of the list.
     pub(crate) fn take(&self) -> Vec<usize> {
