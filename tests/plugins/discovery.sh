@@ -64,6 +64,29 @@ check() { # NAME EXPECTED ACTUAL
 	fi
 }
 
+# ran_on PROG [ERRFILE]: PROG's stderr (ERRFILE, else $work/PROG.err) names
+# our library.
+ran_on() {
+	local err=${2:-$work/$1.err}
+	if grep -qx "library: $LIB/libibverbs.so.1" "$err"; then
+		echo "  ok    $1 runs on $LIB/libibverbs.so.1"
+	else
+		echo "  FAIL  $1's library: $(cat "$err")"
+		fail=1
+	fi
+}
+
+# in_order WHAT EXPECTED ACTUAL: the same lines in the same order.
+in_order() {
+	if diff -u <(echo "$2") <(echo "$3") >"$work/diff"; then
+		echo "  ok    $1"
+	else
+		echo "  FAIL  $1"
+		sed 's/^/        /' "$work/diff"
+		fail=1
+	fi
+}
+
 echo "plugin-test: discovery from a fake sysfs tree ($(ls "$sys/class/infiniband_verbs" | grep -c uverbs) devices)"
 ref=$(run debian auto "$work/devlist")
 echo "$ref" | sed 's/^/        debian: /'
@@ -110,31 +133,16 @@ run65() {
 		IBV_CONFIG_DIR=$p65 IBV_PROVIDER_DIR=$p65 "$@" "$work/ops65" 2>"$work/ops65.err"
 }
 got=$(run65)
-if grep -qx "library: $LIB/libibverbs.so.1" "$work/ops65.err"; then
-	echo "  ok    ops65 runs on $LIB/libibverbs.so.1"
-else
-	echo "  FAIL  ops65's library: $(cat "$work/ops65.err")"
-	fail=1
-fi
+ran_on ops65
 # In order: each plugin line comes right before the verb's own.
-if diff -u tests/plugins/ops65.expected <(echo "$got") >"$work/diff"; then
-	echo "  ok    public 65 verbs reach the plugin's ops ($(grep -c '^plugin:' <<<"$got") calls)"
-else
-	echo "  FAIL  public 65 verbs reach the plugin's ops"
-	sed 's/^/        /' "$work/diff"
-	fail=1
-fi
+in_order "public 65 verbs reach the plugin's ops ($(grep -c '^plugin:' <<<"$got") calls)" \
+	"$(cat tests/plugins/ops65.expected)" "$got"
 # The negative control: a plugin with 34's ops only. rdma-core's answers:
 # its defaults (heap buffers, reg_mr_ex as the plugin's reg_mr) or
 # EOPNOTSUPP, and no call of a 65 op.
 got=$(run65 FAKE65_NO_OPS=1)
-if diff -u tests/plugins/ops65-no-ops.expected <(echo "$got") >"$work/diff"; then
-	echo "  ok    without 65's ops: rdma-core's defaults and EOPNOTSUPP ($(grep -c '^plugin:' <<<"$got") calls of 34's ops)"
-else
-	echo "  FAIL  without 65's ops:"
-	sed 's/^/        /' "$work/diff"
-	fail=1
-fi
+in_order "without 65's ops: rdma-core's defaults and EOPNOTSUPP ($(grep -c '^plugin:' <<<"$got") calls of 34's ops)" \
+	"$(cat tests/plugins/ops65-no-ops.expected)" "$got"
 # Imported PDs, MRs and DMs (import.c): the plugin's import ops make them,
 # its unimport ops end them, also at ibv_close_device, where an imported
 # object must never be destroyed (the kernel object is the exporter's too).
@@ -148,27 +156,12 @@ runimport() { # MODE [VAR=VALUE...]
 		IBV_CONFIG_DIR=$p65 IBV_PROVIDER_DIR=$p65 "$@" "$work/import" $mode 2>"$work/import.err"
 }
 got=$(runimport "")
-if grep -qx "library: $LIB/libibverbs.so.1" "$work/import.err"; then
-	echo "  ok    import runs on $LIB/libibverbs.so.1"
-else
-	echo "  FAIL  import's library: $(cat "$work/import.err")"
-	fail=1
-fi
-if diff -u tests/plugins/import.expected <(echo "$got") >"$work/diff"; then
-	echo "  ok    imports reach the plugin, close unimports what is left ($(grep -c '^plugin:' <<<"$got") calls)"
-else
-	echo "  FAIL  imports through the plugin's ops"
-	sed 's/^/        /' "$work/diff"
-	fail=1
-fi
+ran_on import
+in_order "imports reach the plugin, close unimports what is left ($(grep -c '^plugin:' <<<"$got") calls)" \
+	"$(cat tests/plugins/import.expected)" "$got"
 got=$(runimport "" FAKE65_NO_IMPORT=1)
-if diff -u tests/plugins/import-no-ops.expected <(echo "$got") >"$work/diff"; then
-	echo "  ok    without import ops: EOPNOTSUPP, nothing reaches the plugin ($(grep -c '^plugin:' <<<"$got") calls of other ops)"
-else
-	echo "  FAIL  without import ops:"
-	sed 's/^/        /' "$work/diff"
-	fail=1
-fi
+in_order "without import ops: EOPNOTSUPP, nothing reaches the plugin ($(grep -c '^plugin:' <<<"$got") calls of other ops)" \
+	"$(cat tests/plugins/import-no-ops.expected)" "$got"
 # With ibv_fork_init's tracking (a kernel that does not copy pinned pages
 # at fork, or no RDMA netlink): an imported MR at the address of an MR of
 # ours is no range of ours, its dereg must leave the range kept from fork.
@@ -188,12 +181,8 @@ plugin: free_context
 close: 0"
 if [ "$got" = "fork: not tracked on this kernel" ]; then
 	echo "  ok    fork tracking off on this kernel: nothing to check"
-elif diff -u <(echo "$want") <(echo "$got") >"$work/diff"; then
-	echo "  ok    dereg of an imported MR leaves a range of ours kept from fork"
 else
-	echo "  FAIL  dereg of an imported MR and fork:"
-	sed 's/^/        /' "$work/diff"
-	fail=1
+	in_order "dereg of an imported MR leaves a range of ours kept from fork" "$want" "$got"
 fi
 # A plugin's buffers still allocated at ibv_close_device: the close frees
 # them through the plugin (after the MR on one, before the PD), a later
@@ -217,19 +206,9 @@ else
 	inuse() { sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 bytes in \2 blocks/p' "$work/vg.$1"; }
 	lost() { sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$work/vg.$1"; }
 	errs() { sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$work/vg.$1"; }
-	if grep -qx "library: $LIB/libibverbs.so.1" "$work/bufclose.after.err"; then
-		echo "  ok    bufclose runs on $LIB/libibverbs.so.1"
-	else
-		echo "  FAIL  bufclose's library: $(cat "$work/bufclose.after.err")"
-		fail=1
-	fi
-	if diff -u tests/plugins/bufclose.expected <(cat "$work/bufclose.after") >"$work/diff"; then
-		echo "  ok    close frees the plugin's buffers, free_buf after it ends the handle"
-	else
-		echo "  FAIL  bufclose after:"
-		sed 's/^/        /' "$work/diff"
-		fail=1
-	fi
+	ran_on bufclose "$work/bufclose.after.err"
+	in_order "close frees the plugin's buffers, free_buf after it ends the handle" \
+		"$(cat tests/plugins/bufclose.expected)" "$(cat "$work/bufclose.after")"
 	b=$(inuse before) a=$(inuse after)
 	if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(cat "$work/bufclose.after.rc")" = 0 ] &&
 		[ "$(cat "$work/bufclose.before.rc")" = 0 ] && [ "$(errs after)" = 0 ] && [ "$(lost after)" = 0 ]; then
@@ -267,19 +246,8 @@ destroy_qp: 0
 dealloc_pd: 0
 close: 0"
 got=$(run34 lib56)
-if grep -qx "library: $LIB/libibverbs.so.1" "$work/qp34.err"; then
-	echo "  ok    qp34 runs on $LIB/libibverbs.so.1"
-else
-	echo "  FAIL  qp34's library: $(cat "$work/qp34.err")"
-	fail=1
-fi
-if diff -u <(echo "$want34") <(echo "$got") >"$work/diff"; then
-	echo "  ok    56.1's layout: qp_to_qp_ex finds the QP, wr_flush reaches the plugin"
-else
-	echo "  FAIL  56.1's layout:"
-	sed 's/^/        /' "$work/diff"
-	fail=1
-fi
+ran_on qp34
+in_order "56.1's layout: qp_to_qp_ex finds the QP, wr_flush reaches the plugin" "$want34" "$got"
 got=$(run34 lib00)
 if grep -qx "qp_to_qp_ex: NULL" <<<"$got" && ! grep -q "wr_flush" <<<"$got"; then
 	echo "  ok    release unknown: 44's layout taken, no extended QP found (the control)"
