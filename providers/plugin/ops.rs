@@ -281,9 +281,10 @@ impl ContextOps for PluginOps {
     }
     /// rdma-core's type of the MR, in the verbs_mr the plugin made (its
     /// commands or the plugin itself set it).
-    fn mr_is_plain(&self, mr: &Obj) -> bool {
+    fn mr_plain_access(&self, mr: &Obj) -> (bool, u32) {
         // SAFETY: a live MR of this plugin (a verbs_mr at its head).
-        unsafe { (*mr.c::<ibv_mr>().cast::<verbs_mr>()).mr_type == IBV_MR_TYPE_MR }
+        let m = unsafe { &*mr.c::<ibv_mr>().cast::<verbs_mr>() };
+        (m.mr_type == IBV_MR_TYPE_MR, m.access as u32)
     }
     fn dereg_mr(&self, mr: &Obj) -> Result<()> {
         let f = self.op(|o| o.dereg_mr)?;

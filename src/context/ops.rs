@@ -70,12 +70,13 @@ pub(crate) trait ContextOps: Send + Sync {
     ) -> Result<New> {
         Err(NO)
     }
-    /// Whether `mr` is a plain registration (not a null, dma-buf or
-    /// imported MR): only those are reregistered. The library's own MRs
-    /// say so in their record (`generic::mr::info`); a hosted plugin's in
-    /// its struct.
-    fn mr_is_plain(&self, mr: &Obj) -> bool {
-        true
+    /// Of an MR with no record of the library's (`generic::mr::info`: a
+    /// hosted plugin's, whose struct says it): whether it is a plain
+    /// registration (not a null, dma-buf or imported MR: only those are
+    /// reregistered and given back to fork), and its access flags (an
+    /// on-demand MR's range was never kept from fork).
+    fn mr_plain_access(&self, mr: &Obj) -> (bool, u32) {
+        (true, 0)
     }
     /// The provider's part of ibv_rereg_mr (the library did the checks and the
     /// fork bookkeeping). `pd` is None unless IBV_REREG_MR_CHANGE_PD is set and

@@ -164,11 +164,16 @@ in_order "without import ops: EOPNOTSUPP, nothing reaches the plugin ($(grep -c 
 	"$(cat tests/plugins/import-no-ops.expected)" "$got"
 # With ibv_fork_init's tracking (a kernel that does not copy pinned pages
 # at fork, or no RDMA netlink): an imported MR at the address of an MR of
-# ours is no range of ours, its dereg must leave the range kept from fork.
+# ours is no range of ours, its dereg must leave the range kept from fork;
+# so must an on-demand MR's of the plugin's on that range.
 got=$(runimport fork)
 want="plugin: alloc_pd
 plugin: reg_mr length 4096 access 0x1 iova = addr
 reg_mr: ok, kept from fork yes
+plugin: reg_mr length 4096 access 0x41 iova = addr
+reg_mr on demand: ok
+plugin: dereg_mr
+dereg_mr of the on-demand MR: 0, range kept from fork yes
 plugin: import_mr pd 0 handle 24
 import_mr at its address: ok
 plugin: dereg_mr of imported 24

@@ -450,9 +450,14 @@ static struct ibv_mr *reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *a)
 /* 34's registration: what rdma-core's default reg_mr_ex turns into. */
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, int access)
 {
+	struct ibv_mr *mr = mr_of(pd);
+
 	SAY("reg_mr length %zu access %#x iova %s", len, access,
 	    iova == (uintptr_t)addr ? "= addr" : where(iova));
-	return mr_of(pd);
+	/* as ibv_cmd_reg_mr records them */
+	if (mr)
+		((struct fake_mr *)mr)->access = access;
+	return mr;
 }
 
 /* 34's other ways to hand over an MR: each one must be ours to dereg. */

@@ -9,7 +9,8 @@
  * FAKE65_NO_IMPORT the plugin has no import ops: EOPNOTSUPP, as rdma-core
  * answers. `import fork`: with ibv_fork_init's tracking, deregistering an
  * imported MR whose address is a range of ours registered too must leave
- * that range kept from fork (rdma-core only gives plain MRs' ranges back).
+ * that range kept from fork (rdma-core only gives plain MRs' ranges back),
+ * as must deregistering an on-demand MR on it (its range was never kept).
  * One line per call; discovery.sh compares the whole output. */
 #include "open_fake.h"
 #include <stdlib.h>
@@ -58,6 +59,15 @@ static int fork_case(struct ibv_context *ctx)
 	printf("reg_mr: %s, kept from fork %s\n", res(mr), mr ? kept(p) : "-");
 	if (!mr)
 		return 1;
+	/* An on-demand MR on the same range: its range was never kept from
+	 * fork, so its dereg must not give the plain MR's back. */
+	struct ibv_mr *odp = ibv_reg_mr(pd, p, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	printf("reg_mr on demand: %s\n", res(odp));
+	if (odp) {
+		int d = ibv_dereg_mr(odp);
+
+		printf("dereg_mr of the on-demand MR: %d, range kept from fork %s\n", d, kept(p));
+	}
 	char a[32];
 	snprintf(a, sizeof(a), "%#lx", (unsigned long)p);
 	setenv("FAKE65_IMPORT_ADDR", a, 1);

@@ -234,12 +234,12 @@ pub(crate) fn reg_dmabuf(
 /// provider's deregistration, then the range may be inherited by fork() again.
 pub(crate) fn dereg(mr: &Obj) -> Result<()> {
     let c = mr.read_c(|c: &ibv_mr| *c);
-    // Another provider's MR (a hosted plugin's) says its type itself: an
-    // imported MR's range was never kept from fork, and is another
-    // process's address.
+    // Another provider's MR (a hosted plugin's) says its type and access
+    // itself: an imported MR's range was never kept from fork (it is
+    // another process's address), nor an on-demand MR's.
     let (plain, access) = match info(mr) {
         Some(i) => (i.mr_type == MrType::Mr, i.access),
-        None => (mr.ctx.ops.mr_is_plain(mr), 0),
+        None => mr.ctx.ops.mr_plain_access(mr),
     };
     mr.ctx.ops.dereg_mr(mr)?;
     if plain && !Access::from_bits_retain(access).contains(Access::ON_DEMAND) {
@@ -264,7 +264,7 @@ pub(crate) fn rereg(
     // A hosted plugin's MR has no record of ours: its type is the
     // provider's to tell. Past these checks the plugin's rereg_mr (or its
     // absence, EOPNOTSUPP) decides, as under rdma-core for its own MRs.
-    if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) || !mr.ctx.ops.mr_is_plain(mr) {
+    if info(mr).is_some_and(|i| i.mr_type != MrType::Mr) || !mr.ctx.ops.mr_plain_access(mr).0 {
         return input(Errno::EINVAL);
     }
     let Some(change) = Rereg::from_bits(flags as u32) else {
